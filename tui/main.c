@@ -1,0 +1,2 @@
+#include "vw.h"
+int main(void) { return 0; }
