@@ -7,7 +7,7 @@ cd "$(dirname "$0")"
 if [ "$1" = "--deps" ]; then
 	pkgs="build-essential autoconf automake autopoint gettext pkg-config
 	      libncurses-dev libpci-dev libblkid-dev libconfuse-dev libaugeas-dev
-	      augeas-lenses libxml2-dev libcmocka-dev pci.ids pciutils tmux
+	      augeas-lenses libxml2-dev libcmocka-dev zlib1g-dev pci.ids pciutils tmux
 	      libvirt-clients shellcheck diffutils"
 	missing=""
 	for p in $pkgs; do

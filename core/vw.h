@@ -23,10 +23,15 @@
 #if ENABLE_NLS
 #include <libintl.h>
 #define _(s) dgettext(PACKAGE, s)
+#undef ngettext
+#define ngettext(s, p, n) dngettext(PACKAGE, s, p, n)
 #else
 #define _(s) (s)
 #endif
 #define N_(s) (s)
+#if !ENABLE_NLS
+#define ngettext(s, p, n) ((n) == 1 ? (s) : (p))
+#endif
 
 #define VW_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 #define VW_PRINTF(f, a) __attribute__((format(printf, f, a)))

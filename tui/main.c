@@ -1,2 +1,191 @@
-#include "vw.h"
-int main(void) { return 0; }
+/* main.c - vfiowiz entry point: locale, global options, subcommand table. */
+#include "cli.h"
+#include "findings.h"
+#include "report.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <locale.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+struct command {
+	const char *name;
+	int (*run)(const struct vw_cli *cli);
+	const char *help;	/* N_(), translated when shown */
+};
+
+static const struct command commands[] = {
+	{ "check", vw_cmd_check, N_("check whether this host can do GPU passthrough") },
+	{ "groups", vw_cmd_groups, N_("list IOMMU groups, their devices and verdicts") },
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out, _("Usage: %s [OPTIONS] COMMAND [ARGS]\n"), PACKAGE);
+	fputs(_("\nCommands:\n"), out);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(commands); i++)
+		fprintf(out, "  %-12s %s\n", commands[i].name, _(commands[i].help));
+	fputs(_("\nOptions:\n"
+		"  --sysroot DIR  read and write the host under DIR instead of /\n"
+		"  --demo         use the built-in demo host\n"
+		"  --json         machine-readable output (check, groups)\n"
+		"  --all          groups: also list devices in no IOMMU group\n"
+		"  -h, --help     show this help\n"
+		"  -V, --version  show the version\n"), out);
+}
+
+char *vw_cli_demo_dir(void)
+{
+	const char *env = getenv("VFIOWIZ_DEMO");
+	const char *cands[] = { env, VW_BUILDDIR "/tests/out/hosts/demo", VW_PKGDATADIR "/demo" };
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(cands); i++) {
+		char *p;
+
+		if (!cands[i] || !*cands[i])
+			continue;
+		p = vw_xasprintf("%s/sys", cands[i]);
+		if (access(p, R_OK) == 0) {
+			free(p);
+			return vw_xstrdup(cands[i]);
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+int vw_cli_probe(const struct vw_cli *cli, struct vw_sysroot **sr, struct vw_facts *f)
+{
+	struct vw_err err = { 0 };
+	char *demo = NULL;
+	const char *root = cli->sysroot;
+
+	if (cli->demo) {
+		demo = vw_cli_demo_dir();
+		if (!demo) {
+			fprintf(stderr, _("%s: the demo host is not installed (set VFIOWIZ_DEMO)\n"), PACKAGE);
+			return VW_EXIT_ERROR;
+		}
+		root = demo;
+	}
+	if (vw_sysroot_open(sr, root, &err) < 0 || vw_facts_probe(f, *sr, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
+		free(demo);
+		return VW_EXIT_ERROR;
+	}
+	free(demo);
+	return 0;
+}
+
+int vw_cli_write(const struct vw_buf *b)
+{
+	if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
+		return VW_EXIT_ERROR;
+	return fflush(stdout) == 0 ? 0 : VW_EXIT_ERROR;
+}
+
+int vw_cmd_check(const struct vw_cli *cli)
+{
+	struct vw_sysroot *sr = NULL;
+	struct vw_facts f;
+	struct vw_findings fs;
+	struct vw_buf out = VW_BUF_INIT;
+	int rc;
+
+	rc = vw_cli_probe(cli, &sr, &f);
+	if (rc)
+		return rc;
+	vw_findings_eval(&f, &fs);
+	if (cli->json)
+		vw_report_check_json(&out, &f, &fs);
+	else
+		vw_report_check_text(&out, &f, &fs);
+	rc = vw_cli_write(&out);
+	if (!rc)
+		rc = vw_findings_exit_code(&fs);
+	vw_buf_done(&out);
+	vw_findings_done(&fs);
+	vw_facts_done(&f);
+	vw_sysroot_free(sr);
+	return rc;
+}
+
+int vw_cmd_groups(const struct vw_cli *cli)
+{
+	struct vw_sysroot *sr = NULL;
+	struct vw_facts f;
+	struct vw_buf out = VW_BUF_INIT;
+	int rc;
+
+	rc = vw_cli_probe(cli, &sr, &f);
+	if (rc)
+		return rc;
+	if (cli->json)
+		vw_report_groups_json(&out, &f, cli->all);
+	else
+		vw_report_groups_text(&out, &f, cli->all);
+	rc = vw_cli_write(&out);
+	vw_buf_done(&out);
+	vw_facts_done(&f);
+	vw_sysroot_free(sr);
+	return rc;
+}
+
+int main(int argc, char **argv)
+{
+	enum { OPT_SYSROOT = 256, OPT_JSON, OPT_ALL, OPT_DEMO };
+	static const struct option opts[] = {
+		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
+		{ "json", no_argument, NULL, OPT_JSON },
+		{ "all", no_argument, NULL, OPT_ALL },
+		{ "demo", no_argument, NULL, OPT_DEMO },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct vw_cli cli = { 0 };
+	const char *name;
+	int c;
+
+	setlocale(LC_ALL, "");
+#if ENABLE_NLS
+	bindtextdomain(PACKAGE, getenv("VFIOWIZ_LOCALEDIR") ? getenv("VFIOWIZ_LOCALEDIR") : LOCALEDIR);
+	textdomain(PACKAGE);
+#endif
+	/* Options may come before or after the command ("check --json"). */
+	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1 || optind < argc) {
+		if (c == -1) {
+			if (!cli.argv) {
+				cli.argv = &argv[optind];
+				optind++;
+				cli.argc = 1;
+			} else {
+				fprintf(stderr, _("%s: unexpected argument '%s'\n"), PACKAGE, argv[optind]);
+				return VW_EXIT_ERROR;
+			}
+			continue;
+		}
+		switch (c) {
+		case OPT_SYSROOT: cli.sysroot = optarg; break;
+		case OPT_JSON: cli.json = true; break;
+		case OPT_ALL: cli.all = true; break;
+		case OPT_DEMO: cli.demo = true; break;
+		case 'h': usage(stdout); return 0;
+		case 'V': printf("%s %s\n", PACKAGE, VERSION); return 0;
+		default: usage(stderr); return VW_EXIT_ERROR;
+		}
+	}
+	if (!cli.argv) {
+		usage(stderr);
+		return VW_EXIT_ERROR;
+	}
+	name = cli.argv[0];
+	for (size_t i = 0; i < VW_ARRAY_SIZE(commands); i++)
+		if (!strcmp(name, commands[i].name))
+			return commands[i].run(&cli);
+	fprintf(stderr, _("%s: unknown command '%s' (try --help)\n"), PACKAGE, name);
+	return VW_EXIT_ERROR;
+}

@@ -1,0 +1,223 @@
+/* facts.h - what the probes learn about a host, as plain data.
+ *
+ * One struct vw_facts holds everything; it has no library pointers inside, so
+ * it can be copied, compared in tests and dumped as JSON.  Strings are owned
+ * by the struct (freed by vw_facts_done()); "" means unknown, never NULL.
+ * Indexes (parent, gpu, group) refer to the arrays in the same struct; -1
+ * means none.
+ */
+#ifndef VW_FACTS_H
+#define VW_FACTS_H
+
+#include "sysroot.h"
+#include "vw.h"
+
+enum vw_cpu_vendor { VW_CPU_UNKNOWN, VW_CPU_INTEL, VW_CPU_AMD, VW_CPU_OTHER };
+
+struct vw_cpu {
+	enum vw_cpu_vendor vendor;
+	char *vendor_id;	/* "GenuineIntel" */
+	char *model;		/* "AMD Ryzen 9 5950X 16-Core Processor" */
+	bool vmx, svm;		/* virtualization extension in the flags */
+	bool virt_disabled_by_bios;	/* evidence the firmware turned it off */
+	bool hypervisor;	/* CPUID hypervisor bit: we run in a VM */
+	char *hypervisor_name;	/* from DMI when present ("QEMU", "VMware, Inc."), "" otherwise */
+	bool dmi_present;
+	char *dmi_vendor, *dmi_product;
+};
+
+struct vw_container {
+	bool inside;
+	char *kind;		/* "docker", "podman", "lxc", "systemd-nspawn", ... */
+	char *evidence;		/* the file or line that says so */
+};
+
+struct vw_firmware {
+	bool efi;
+	bool dmar;		/* Intel VT-d table */
+	bool ivrs;		/* AMD-Vi table */
+};
+
+/* One kernel command-line parameter: "intel_iommu=on" -> key, value. */
+struct vw_param {
+	char *key;
+	char *value;		/* NULL for a bare flag ("quiet") */
+};
+
+enum vw_tristate { VW_NO = 0, VW_YES = 1, VW_UNKNOWN = -1 };
+
+struct vw_kernel {
+	char *release;		/* "6.1.0-18-amd64" */
+	char *version_line;	/* /proc/version */
+	unsigned major, minor;
+	struct vw_param *params;
+	size_t nparams;
+	char *cmdline;		/* as read, trimmed */
+	bool config_found;
+	char *config_source;	/* "boot/config-6.1.0-18-amd64" or "proc/config.gz" */
+	enum vw_tristate intel_default_on;	/* CONFIG_INTEL_IOMMU_DEFAULT_ON */
+	enum vw_tristate intel_default_intgpu_off;	/* ..._DEFAULT_ON_INTGPU_OFF */
+	enum vw_tristate acs_override_support;	/* kernel carries the patch */
+	char *acs_override_evidence;
+	bool acs_override_active;	/* pcie_acs_override= given and supported */
+	bool vfio_builtin;	/* CONFIG_VFIO_PCI=y */
+};
+
+struct vw_iommu {
+	char **units;		/* /sys/class/iommu entries: "dmar0", "ivhd0" */
+	size_t nunits;
+	size_t ngroups;
+	enum vw_tristate irq_remap;	/* interrupt remapping, when knowable */
+	char *irq_remap_evidence;
+	bool cmdline_off;	/* intel_iommu=off, amd_iommu=off or iommu=off */
+	bool cmdline_on;	/* intel_iommu=on */
+	bool passthrough;	/* iommu=pt or iommu.passthrough=1 */
+};
+
+/* Roles of a PCI function, as far as passthrough is concerned. */
+enum vw_dev_role {
+	VW_ROLE_OTHER = 0,
+	VW_ROLE_GPU,		/* display class 0300, 0302, 0380 */
+	VW_ROLE_COMPANION,	/* audio/USB/UCSI/... function in a GPU's slot */
+	VW_ROLE_NVSWITCH,
+	VW_ROLE_BRIDGE,		/* class 06xx: host, PCI, root port, switch port */
+};
+
+enum vw_pcie_type {
+	VW_PCIE_NONE = -1,	/* conventional PCI, or unknown */
+	VW_PCIE_ENDPOINT = 0, VW_PCIE_LEGACY = 1, VW_PCIE_ROOT_PORT = 4,
+	VW_PCIE_UPSTREAM = 5, VW_PCIE_DOWNSTREAM = 6, VW_PCIE_PCI_BRIDGE = 7,
+	VW_PCIE_PCIE_BRIDGE = 8, VW_PCIE_RC_INTEGRATED = 9, VW_PCIE_RC_EC = 10,
+};
+
+/* ACS control bits (PCI_ACS_*). */
+#define VW_ACS_SV 0x01
+#define VW_ACS_TB 0x02
+#define VW_ACS_RR 0x04
+#define VW_ACS_CR 0x08
+#define VW_ACS_UF 0x10
+#define VW_ACS_EC 0x20
+#define VW_ACS_DT 0x40
+
+struct vw_pci_dev {
+	char addr[16];		/* "0000:01:00.0" */
+	unsigned domain, bus, dev, func;
+	unsigned vendor, device;
+	bool has_subsys;
+	unsigned subvendor, subdevice;
+	unsigned class_code;	/* 24 bits: 0x030000 */
+	unsigned revision;
+	char *vendor_name, *device_name;	/* from pci.ids, "" when unknown */
+	char *driver;		/* bound driver, "" when none */
+	int group;		/* IOMMU group number, -1 none */
+	int parent;		/* index of the upstream bridge, -1 at the root */
+	int numa_node;		/* -1 unknown */
+	int boot_vga;		/* 1, 0, or -1 when the file is absent */
+	char *reset_method;	/* "flr bus", "" when none */
+	enum vw_pcie_type pcie_type;
+	bool has_acs;		/* extended ACS capability found */
+	unsigned acs_cap, acs_ctrl;
+	bool config_full;	/* config space beyond 64 bytes was readable */
+	bool multifunction;	/* header type bit 7 */
+	enum vw_dev_role role;
+	int gpu;		/* for companions: index of the GPU of their slot */
+	char *note;		/* what went wrong reading it, "" when fine */
+};
+
+enum vw_group_verdict {
+	VW_GROUP_ISOLATED,	/* only the functions of one slot */
+	VW_GROUP_BRIDGES_ONLY,	/* one slot's functions plus bridges: fine */
+	VW_GROUP_SHARED,	/* other endpoints too: they must go along */
+	VW_GROUP_EMPTY,		/* a group directory with no devices */
+};
+
+struct vw_group {
+	int id;
+	char *type;		/* "DMA", "DMA-FQ", "identity", "" unknown */
+	int *devs;		/* indexes into facts->devs, in address order */
+	size_t ndevs;
+	enum vw_group_verdict verdict;
+	char *note;
+};
+
+enum vw_bootloader {
+	VW_BL_UNKNOWN = 0, VW_BL_GRUB, VW_BL_SYSTEMD_BOOT, VW_BL_KERNEL_INSTALL,
+	VW_BL_PROXMOX, VW_BL_KERNELSTUB, VW_BL_GRUBBY,
+};
+
+enum vw_initramfs {
+	VW_IRFS_UNKNOWN = 0, VW_IRFS_INITRAMFS_TOOLS, VW_IRFS_DRACUT,
+	VW_IRFS_MKINITCPIO, VW_IRFS_BOOSTER,
+};
+
+struct vw_distro {
+	char *id;		/* os-release ID: "debian" */
+	char *id_like;		/* "ubuntu debian" */
+	char *version_id;
+	char *pretty_name;
+	bool proxmox;		/* Proxmox VE (pve-manager present) */
+	enum vw_bootloader bootloader;
+	char *bootloader_evidence;
+	enum vw_initramfs initramfs;
+	char *initramfs_evidence;
+	bool grub_d;		/* /etc/default/grub.d is read (Debian family) */
+	bool driverctl;		/* driverctl installed */
+};
+
+struct vw_facts {
+	char *root;		/* the sysroot the facts came from, "" = live host */
+	struct vw_cpu cpu;
+	struct vw_container container;
+	struct vw_firmware fw;
+	struct vw_kernel kernel;
+	struct vw_iommu iommu;
+	struct vw_distro distro;
+	struct vw_pci_dev *devs;	/* sorted by address */
+	size_t ndevs;
+	struct vw_group *groups;	/* sorted by id */
+	size_t ngroups;
+	char **notes;		/* host-level problems met while probing */
+	size_t nnotes;
+};
+
+/* Probe everything under sr into f (zeroed first).  Missing or malformed
+ * files never fail the probe: they leave "unknown" values and notes.
+ * Returns 0, or a negative code when the root itself cannot be read. */
+int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
+void vw_facts_done(struct vw_facts *f);
+
+/* The individual probes (vw_facts_probe calls them in this order). */
+void vw_probe_cpu(struct vw_facts *f, const struct vw_sysroot *sr);
+void vw_probe_container(struct vw_facts *f, const struct vw_sysroot *sr);
+void vw_probe_firmware(struct vw_facts *f, const struct vw_sysroot *sr);
+void vw_probe_kernel(struct vw_facts *f, const struct vw_sysroot *sr);
+void vw_probe_iommu(struct vw_facts *f, const struct vw_sysroot *sr);
+int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
+void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr);
+
+/* Kernel command line: split like the kernel does (quotes group, no escapes).
+ * *params is an array of n entries (caller frees with vw_params_free). */
+size_t vw_cmdline_parse(const char *cmdline, struct vw_param **params);
+void vw_params_free(struct vw_param *p, size_t n);
+/* Value of the last occurrence of key (the kernel's rule), NULL when absent;
+ * *present (may be NULL) tells a bare flag from absence. */
+const char *vw_cmdline_get(const struct vw_param *p, size_t n, const char *key, bool *present);
+
+/* Name of a device newer than the distribution's pci.ids, NULL if unknown. */
+const char *vw_pci_extra_name(unsigned vendor, unsigned device);
+
+/* Lookups. */
+int vw_facts_find_dev(const struct vw_facts *f, const char *addr);	/* index or -1 */
+const struct vw_group *vw_facts_group(const struct vw_facts *f, int id);
+bool vw_dev_is_display(const struct vw_pci_dev *d);	/* class 0300/0302/0380 */
+bool vw_dev_is_bridge(const struct vw_pci_dev *d);	/* class 06xx */
+bool vw_dev_is_nvswitch(const struct vw_pci_dev *d);
+/* True when two functions share bus and device number (the same slot). */
+bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b);
+
+const char *vw_bootloader_name(enum vw_bootloader b);	/* "grub", ... (stable) */
+const char *vw_initramfs_name(enum vw_initramfs i);	/* "initramfs-tools", ... */
+const char *vw_role_name(enum vw_dev_role r);		/* "gpu", ... (stable) */
+const char *vw_verdict_name(enum vw_group_verdict v);	/* "isolated", ... */
+
+#endif

@@ -1,0 +1,22 @@
+/* report.h - the outputs of `check` and `groups`, as text or JSON, into a
+ * buffer (the core formats, the front end prints).  The JSON schemas are in
+ * docs/json-schema.md; human text is translated, JSON keys and codes never. */
+#ifndef VW_REPORT_H
+#define VW_REPORT_H
+
+#include "facts.h"
+#include "findings.h"
+
+void vw_report_check_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_findings *fs);
+void vw_report_check_json(struct vw_buf *out, const struct vw_facts *f, const struct vw_findings *fs);
+
+/* all: also list the devices that belong to no IOMMU group. */
+void vw_report_groups_text(struct vw_buf *out, const struct vw_facts *f, bool all);
+void vw_report_groups_json(struct vw_buf *out, const struct vw_facts *f, bool all);
+
+/* Translated one-line verdict of a group ("shares only with bridges: fine"). */
+const char *vw_verdict_text(enum vw_group_verdict v);
+/* Translated role label for a device line ("GPU", "companion of 0000:01:00.0"). */
+void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d);
+
+#endif
