@@ -327,6 +327,7 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 		/* No PCI bus at all (a container, an odd VM): nothing to list. */
 		f->notes = vw_xreallocarray(f->notes, f->nnotes + 1, sizeof(*f->notes));
 		f->notes[f->nnotes++] = vw_xasprintf(_("cannot list /sys/bus/pci/devices: %s"), strerror(-n));
+		build_groups(f, sr);
 		return 0;
 	}
 	f->devs = vw_xcalloc((size_t)n + 1, sizeof(*f->devs));
