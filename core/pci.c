@@ -19,13 +19,20 @@ static sigjmp_buf pci_jmp;
 static bool pci_jmp_armed;
 static char pci_msg[512];
 
+static const char *pci_root;	/* sysroot prefix, cut from libpci's messages */
+
 static void __attribute__((noreturn)) pci_fatal(char *msg, ...)
 {
+	size_t n = pci_root ? strlen(pci_root) : 0;
+	char *hit;
 	va_list ap;
 
 	va_start(ap, msg);
 	vsnprintf(pci_msg, sizeof(pci_msg), msg, ap);
 	va_end(ap);
+	/* Paths are shown as the host sees them: "/sys/...", not "/tmp/x/sys/...". */
+	while (n && (hit = strstr(pci_msg, pci_root)))
+		memmove(hit, hit + n, strlen(hit + n) + 1);
 	if (pci_jmp_armed)
 		siglongjmp(pci_jmp, 1);
 	/* Not reached: every libpci call below runs with the jump armed. */
@@ -347,6 +354,7 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 	qsort(f->devs, f->ndevs, sizeof(*f->devs), cmp_dev);
 
 	path = vw_sysroot_path(sr, "sys/bus/pci");
+	pci_root = vw_sysroot_root(sr);
 	pci_jmp_armed = true;
 	if (sigsetjmp(pci_jmp, 0)) {
 		pci_jmp_armed = false;
