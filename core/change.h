@@ -98,7 +98,8 @@ int vw_plan_remove_file(struct vw_plan *p, const struct vw_sysroot *sr, const ch
  * command line, split by vw_exec_split()) to the change the last
  * vw_plan_add*() call kept.  When that call dropped its change (nothing to
  * write), the command is dropped too: an unchanged host runs nothing.
- * Duplicates are kept once.  Returns 0, or -EINVAL for an empty command. */
+ * Duplicates are kept once.  Returns 0, or -EINVAL for an empty command or
+ * one vw_exec_split() refuses (open quote). */
 int vw_plan_add_post(struct vw_plan *p, const char *cmd);
 
 /* The planned change of path, or NULL. */
