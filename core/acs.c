@@ -14,6 +14,40 @@ bool vw_acs_is_none(const struct vw_acs_override *ov)
 	return !ov || (!ov->downstream && !ov->multifunction && !ov->nids);
 }
 
+/* 1 to 4 hex digits and nothing else up to end (sscanf's %4x would also
+ * take "-7", "+f" or " 1"). */
+static bool hex16(const char *p, const char *end, unsigned *out)
+{
+	unsigned v = 0;
+
+	if (p == end || end - p > 4)
+		return false;
+	for (; p < end; p++) {
+		char c = *p;
+
+		if (c >= '0' && c <= '9')
+			v = v * 16 + (unsigned)(c - '0');
+		else if ((c | 0x20) >= 'a' && (c | 0x20) <= 'f')
+			v = v * 16 + (unsigned)((c | 0x20) - 'a' + 10);
+		else
+			return false;
+	}
+	*out = v;
+	return true;
+}
+
+/* "id:vvvv:dddd" */
+static bool parse_id(const char *tok, unsigned *v, unsigned *d)
+{
+	const char *colon;
+
+	if (strncmp(tok, "id:", 3))
+		return false;
+	tok += 3;
+	colon = strchr(tok, ':');
+	return colon && hex16(tok, colon, v) && hex16(colon + 1, colon + 1 + strlen(colon + 1), d);
+}
+
 int vw_acs_parse(const char *spec, struct vw_acs_override *ov, struct vw_err *err)
 {
 	char *copy, *tok, *save = NULL;
@@ -25,13 +59,12 @@ int vw_acs_parse(const char *spec, struct vw_acs_override *ov, struct vw_err *er
 	copy = vw_xstrdup(spec);
 	for (tok = strtok_r(copy, ",", &save); tok && !rc; tok = strtok_r(NULL, ",", &save)) {
 		unsigned v, d;
-		char tail;
 
 		if (!strcmp(tok, "downstream")) {
 			ov->downstream = true;
 		} else if (!strcmp(tok, "multifunction")) {
 			ov->multifunction = true;
-		} else if (sscanf(tok, "id:%4x:%4x%c", &v, &d, &tail) == 2) {
+		} else if (parse_id(tok, &v, &d)) {
 			if (ov->nids == VW_ACS_MAX_IDS)
 				rc = vw_err_set(err, -EINVAL, _("the ACS override takes at most %d ids"),
 						VW_ACS_MAX_IDS);

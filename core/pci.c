@@ -311,7 +311,8 @@ static void build_groups(struct vw_facts *f, const struct vw_sysroot *sr)
 		g->devs = vw_xreallocarray(g->devs, g->ndevs + 1, sizeof(*g->devs));
 		g->devs[g->ndevs++] = (int)i;
 	}
-	qsort(f->groups, f->ngroups, sizeof(*f->groups), cmp_group);
+	if (f->ngroups)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(f->groups, f->ngroups, sizeof(*f->groups), cmp_group);
 	for (size_t i = 0; i < f->ngroups; i++) {
 		struct vw_group *g = &f->groups[i];
 

@@ -162,6 +162,7 @@ char *vw_buf_steal(struct vw_buf *b)
 	char *p;
 
 	buf_grow(b, 0);
+	b->data[b->len] = '\0';	/* an empty buffer was never terminated */
 	p = b->data;
 	b->data = NULL;
 	b->len = b->cap = 0;
