@@ -148,41 +148,74 @@ void vw_probe_cpu(struct vw_facts *f, const struct vw_sysroot *sr)
 	free(info);
 }
 
+static void set_container(struct vw_container *c, const char *kind, const char *evidence)
+{
+	c->inside = true;
+	free(c->kind);
+	c->kind = vw_xstrdup(kind);
+	free(c->evidence);
+	c->evidence = vw_xstrdup(evidence);
+}
+
+/* File system type of the mount on "/" (proc/self/mounts), NULL unknown. */
+static char *root_fstype(const struct vw_sysroot *sr)
+{
+	char *m = read_or_null(sr, "proc/self/mounts"), *type = NULL;
+
+	if (!m)
+		m = read_or_null(sr, "proc/mounts");
+	for (char *line = m, *eol; line && *line; line = eol ? eol + 1 : NULL) {
+		char dev[256], dir[256], fs[64];
+
+		eol = strchr(line, '\n');
+		if (eol)
+			*eol = '\0';
+		if (sscanf(line, "%255s %255s %63s", dev, dir, fs) == 3 && !strcmp(dir, "/")) {
+			free(type);
+			type = vw_xstrdup(fs);	/* the last mount on "/" wins */
+		}
+	}
+	free(m);
+	return type;
+}
+
 void vw_probe_container(struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const hints[] = { "docker", "lxc", "kubepods", "libpod", "containerd" };
 	struct vw_container *c = &f->container;
-	char *s = NULL;
+	char *s, *cg, *fstype;
 
 	c->kind = vw_xstrdup("");
 	c->evidence = vw_xstrdup("");
-	if (vw_sysroot_exists(sr, ".dockerenv")) {
-		c->inside = true;
-		free(c->kind), c->kind = vw_xstrdup("docker");
-		free(c->evidence), c->evidence = vw_xstrdup("/.dockerenv");
-	} else if (vw_sysroot_exists(sr, "run/.containerenv")) {
-		c->inside = true;
-		free(c->kind), c->kind = vw_xstrdup("podman");
-		free(c->evidence), c->evidence = vw_xstrdup("/run/.containerenv");
-	} else if ((s = vw_sysroot_read_line(sr, "run/systemd/container")) && *s) {
-		/* systemd writes the container manager's name here */
-		c->inside = true;
-		free(c->kind), c->kind = s, s = NULL;
-		free(c->evidence), c->evidence = vw_xstrdup("/run/systemd/container");
-	} else {
-		char *cg = read_or_null(sr, "proc/1/cgroup");
-		static const char *const hints[] = { "docker", "lxc", "kubepods", "libpod", "containerd" };
-
-		for (size_t i = 0; cg && i < VW_ARRAY_SIZE(hints); i++) {
-			if (strstr(cg, hints[i])) {
-				c->inside = true;
-				free(c->kind), c->kind = vw_xstrdup(hints[i]);
-				free(c->evidence), c->evidence = vw_xstrdup("/proc/1/cgroup");
-				break;
-			}
-		}
-		free(cg);
+	if (vw_sysroot_exists(sr, "run/.containerenv")) {
+		set_container(c, "podman", "/run/.containerenv");
+		return;
+	}
+	s = vw_sysroot_read_line(sr, "run/systemd/container");
+	if (s && *s) {		/* systemd writes the container manager's name here */
+		set_container(c, s, "/run/systemd/container");
+		free(s);
+		return;
 	}
 	free(s);
+	cg = read_or_null(sr, "proc/1/cgroup");
+	for (size_t i = 0; cg && i < VW_ARRAY_SIZE(hints); i++) {
+		if (strstr(cg, hints[i])) {
+			set_container(c, hints[i], "/proc/1/cgroup");
+			break;
+		}
+	}
+	free(cg);
+	if (c->inside || !vw_sysroot_exists(sr, ".dockerenv"))
+		return;
+	/* /.dockerenv also sits in VM images built from container images
+	 * (seen on a Firecracker guest with an ext4 root): it counts only
+	 * when "/" is an overlay, as Docker mounts it, or cannot be told. */
+	fstype = root_fstype(sr);
+	if (!fstype || !strcmp(fstype, "overlay") || !strcmp(fstype, "aufs") ||
+	    !strcmp(fstype, "fuse-overlayfs"))
+		set_container(c, "docker", "/.dockerenv");
+	free(fstype);
 }
 
 void vw_probe_firmware(struct vw_facts *f, const struct vw_sysroot *sr)

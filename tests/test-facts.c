@@ -114,6 +114,19 @@ static void test_cpu_and_container(void **state)
 	assert_true(f.container.inside);
 	assert_string_equal(f.container.kind, "docker");
 	vw_facts_done(&f);
+
+	/* A VM image made from a container image keeps /.dockerenv, but its
+	 * root is a block device, not Docker's overlay. */
+	tu_write(root, "proc/self/mounts", "overlay / overlay rw 0 0\n/dev/vda / ext4 rw 0 0\n");
+	memset(&f, 0, sizeof(f));
+	vw_probe_container(&f, sr);
+	assert_false(f.container.inside);
+	vw_facts_done(&f);
+	tu_write(root, "proc/self/mounts", "/dev/vda / ext4 rw 0 0\noverlay / overlay rw 0 0\n");
+	memset(&f, 0, sizeof(f));
+	vw_probe_container(&f, sr);
+	assert_true(f.container.inside);
+	vw_facts_done(&f);
 	vw_sysroot_free(sr);
 	tu_rmtree(root);
 	free(root);
