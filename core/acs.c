@@ -196,12 +196,15 @@ static int rep_of(const struct vw_facts *f, int i, const bool *acs, int *rep)
 
 static bool same_partition(const struct vw_facts *f, const int *pred)
 {
-	/* Two devices share a predicted group iff they share a real one. */
+	/* Two devices share a predicted group iff they share a real one; the
+	 * devices the kernel left out of every group (host bridges, often)
+	 * say nothing either way. */
 	for (size_t i = 0; i < f->ndevs; i++) {
 		if (f->devs[i].group < 0)
-			return false;
+			continue;
 		for (size_t j = i + 1; j < f->ndevs; j++)
-			if ((pred[i] == pred[j]) != (f->devs[i].group == f->devs[j].group))
+			if (f->devs[j].group >= 0 &&
+			    (pred[i] == pred[j]) != (f->devs[i].group == f->devs[j].group))
 				return false;
 	}
 	return true;

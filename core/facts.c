@@ -656,6 +656,24 @@ bool vw_dev_is_bridge(const struct vw_pci_dev *d)
 	return (d->class_code >> 16) == 0x06 && !vw_dev_is_nvswitch(d);
 }
 
+bool vw_dev_is_emulated(const struct vw_pci_dev *d)
+{
+	static const unsigned vendors[] = {
+		0x1234,	/* QEMU standard VGA (bochs) */
+		0x1b36,	/* Red Hat: QXL */
+		0x1af4,	/* virtio-gpu */
+		0x15ad,	/* VMware SVGA */
+		0x80ee,	/* VirtualBox */
+		0x1414,	/* Hyper-V */
+		0x1013,	/* Cirrus (QEMU's old default) */
+	};
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(vendors); i++)
+		if (d->vendor == vendors[i])
+			return vw_dev_is_display(d);
+	return false;
+}
+
 bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b)
 {
 	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;

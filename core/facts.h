@@ -212,6 +212,9 @@ const struct vw_group *vw_facts_group(const struct vw_facts *f, int id);
 bool vw_dev_is_display(const struct vw_pci_dev *d);	/* class 0300/0302/0380 */
 bool vw_dev_is_bridge(const struct vw_pci_dev *d);	/* class 06xx */
 bool vw_dev_is_nvswitch(const struct vw_pci_dev *d);
+/* A display adapter a hypervisor emulates (QEMU VGA, QXL, virtio-gpu,
+ * VMware, VirtualBox, Hyper-V, Cirrus): never a passed-through GPU. */
+bool vw_dev_is_emulated(const struct vw_pci_dev *d);
 /* True when two functions share bus and device number (the same slot). */
 bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b);
 

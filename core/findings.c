@@ -36,15 +36,6 @@ bool vw_needs_intel_iommu_on(const struct vw_facts *f, bool target_is_igpu)
 	return true;
 }
 
-static size_t count_role(const struct vw_facts *f, enum vw_dev_role r)
-{
-	size_t n = 0;
-
-	for (size_t i = 0; i < f->ndevs; i++)
-		n += f->devs[i].role == r;
-	return n;
-}
-
 static void rule_container(const struct vw_facts *f, struct vw_findings *fs)
 {
 	if (!f->container.inside)
@@ -80,8 +71,10 @@ static void rule_cpu(const struct vw_facts *f, struct vw_findings *fs)
 static void rule_vm(const struct vw_facts *f, struct vw_findings *fs)
 {
 	const struct vw_cpu *c = &f->cpu;
-	size_t gpus = count_role(f, VW_ROLE_GPU);
+	size_t gpus = 0;
 
+	for (size_t i = 0; i < f->ndevs; i++)
+		gpus += f->devs[i].role == VW_ROLE_GPU && !vw_dev_is_emulated(&f->devs[i]);
 	if (!c->hypervisor)
 		return;
 	if (f->fw.dmar || f->fw.ivrs || f->iommu.ngroups) {

@@ -14,6 +14,20 @@ struct vw_cli {
 	bool json;		/* --json */
 	bool all;		/* --all */
 	bool demo;		/* --demo */
+	const char *output;	/* snapshot: -o, --output FILE */
+	const char *snapshot;	/* --sysroot FILE.tar.gz as given (sysroot is then
+				   its private unpacked copy), NULL otherwise: show
+				   this name to people rather than the copy's */
+	bool list;		/* snapshot: --list (write nothing) */
+	bool yes;		/* --yes: do not ask */
+	const char *answers;	/* plan, apply: --answers FILE */
+	bool dry_run;		/* apply: --dry-run (write and run nothing) */
+	const char *arg;	/* undo: the journal id, NULL when not given */
+	const char *script;	/* wizard: --script KEYS (headless) */
+	const char *dump;	/* wizard: --dump DIR */
+	const char *size;	/* wizard: --size COLSxLINES */
+	const char *start_at;	/* wizard: --start-at STEP */
+	bool mono;		/* wizard: --mono */
 	int argc;		/* arguments left after the subcommand */
 	char **argv;
 };
@@ -31,5 +45,19 @@ char *vw_cli_demo_dir(void);
 
 int vw_cmd_check(const struct vw_cli *cli);
 int vw_cmd_groups(const struct vw_cli *cli);
+/* tui/wizard.c: the full-screen wizard. */
+int vw_cmd_wizard(const struct vw_cli *cli);
+int vw_cmd_snapshot(const struct vw_cli *cli);
+int vw_cmd_guest_check(const struct vw_cli *cli);
+/* tui/cmd_plan.c: exit 0 done (or nothing to do), VW_EXIT_ERROR otherwise. */
+int vw_cmd_plan(const struct vw_cli *cli);
+int vw_cmd_apply(const struct vw_cli *cli);
+int vw_cmd_undo(const struct vw_cli *cli);
+
+/* When --sysroot names a snapshot archive (.tar.gz, .tgz, .tar), import it
+ * safely into a private temporary folder (removed at exit) and point
+ * cli->sysroot there.  Returns 0, or VW_EXIT_ERROR after printing why the
+ * archive was refused. */
+int vw_cli_open_archive(struct vw_cli *cli);
 
 #endif

@@ -18,13 +18,19 @@ struct command {
 };
 
 static const struct command commands[] = {
+	{ "wizard", vw_cmd_wizard, N_("the full-screen wizard (what runs without a command)") },
 	{ "check", vw_cmd_check, N_("check whether this host can do GPU passthrough") },
 	{ "groups", vw_cmd_groups, N_("list IOMMU groups, their devices and verdicts") },
+	{ "snapshot", vw_cmd_snapshot, N_("write a redacted snapshot of this host for support") },
+	{ "guest-check", vw_cmd_guest_check, N_("inside the VM: check the passed-through GPUs, NVLink and P2P") },
+	{ "plan", vw_cmd_plan, N_("show every change the answers file asks for, as diffs; write nothing") },
+	{ "apply", vw_cmd_apply, N_("make the planned changes, asking for each (journaled)") },
+	{ "undo", vw_cmd_undo, N_("restore the files of an apply (--list: list the applies)") },
 };
 
 static void usage(FILE *out)
 {
-	fprintf(out, _("Usage: %s [OPTIONS] COMMAND [ARGS]\n"), PACKAGE);
+	fprintf(out, _("Usage: %s [OPTIONS] [COMMAND] [ARGS]\n"), PACKAGE);
 	fputs(_("\nCommands:\n"), out);
 	for (size_t i = 0; i < VW_ARRAY_SIZE(commands); i++)
 		fprintf(out, "  %-12s %s\n", commands[i].name, _(commands[i].help));
@@ -35,6 +41,19 @@ static void usage(FILE *out)
 		"  --all          groups: also list devices in no IOMMU group\n"
 		"  -h, --help     show this help\n"
 		"  -V, --version  show the version\n"), out);
+	fputs(_("  --sysroot FILE.tar.gz  replay a snapshot (checked, then unpacked privately)\n"
+		"  -o, --output FILE  snapshot: the file to write\n"
+		"  --list         snapshot: list every file it would hold, write nothing\n"
+		"  -y, --yes      do not ask for confirmation\n"), out);
+	fputs(_("  --start-at STEP  wizard: open on this step (checks, gpu, ... verify)\n"
+		"  --mono         wizard: no colours (as NO_COLOR=1)\n"
+		"  --script KEYS  wizard, headless: keys like \"down,space,enter,F1,type:text\"\n"
+		"  --dump DIR     wizard, headless: a text dump of the screen after every key\n"
+		"  --size COLSxLINES  wizard, headless: the screen size (80x24)\n"), out);
+	fputs(_("  --answers FILE plan, apply: the answers file (docs/answers.example.conf)\n"
+		"  --dry-run      apply: check everything, write and run nothing\n"
+		"\nExit status: 0 done (or nothing to do), 1 and 2 (check) changes needed or\n"
+		"not possible, 3 error: bad usage, a bad answers file, a refused or failed plan.\n"), out);
 }
 
 char *vw_cli_demo_dir(void)
@@ -136,12 +155,23 @@ int vw_cmd_groups(const struct vw_cli *cli)
 
 int main(int argc, char **argv)
 {
-	enum { OPT_SYSROOT = 256, OPT_JSON, OPT_ALL, OPT_DEMO };
+	enum { OPT_SYSROOT = 256, OPT_JSON, OPT_ALL, OPT_DEMO, OPT_LIST, OPT_ANSWERS, OPT_DRY_RUN,
+	       OPT_SCRIPT, OPT_DUMP, OPT_SIZE, OPT_START_AT, OPT_MONO };
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "json", no_argument, NULL, OPT_JSON },
 		{ "all", no_argument, NULL, OPT_ALL },
 		{ "demo", no_argument, NULL, OPT_DEMO },
+		{ "output", required_argument, NULL, 'o' },
+		{ "list", no_argument, NULL, OPT_LIST },
+		{ "answers", required_argument, NULL, OPT_ANSWERS },
+		{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "script", required_argument, NULL, OPT_SCRIPT },
+		{ "dump", required_argument, NULL, OPT_DUMP },
+		{ "size", required_argument, NULL, OPT_SIZE },
+		{ "start-at", required_argument, NULL, OPT_START_AT },
+		{ "mono", no_argument, NULL, OPT_MONO },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -156,12 +186,14 @@ int main(int argc, char **argv)
 	textdomain(PACKAGE);
 #endif
 	/* Options may come before or after the command ("check --json"). */
-	while ((c = getopt_long(argc, argv, "+hV", opts, NULL)) != -1 || optind < argc) {
+	while ((c = getopt_long(argc, argv, "+hVo:y", opts, NULL)) != -1 || optind < argc) {
 		if (c == -1) {
 			if (!cli.argv) {
 				cli.argv = &argv[optind];
 				optind++;
 				cli.argc = 1;
+			} else if (!strcmp(cli.argv[0], "undo") && !cli.arg) {
+				cli.arg = argv[optind++];	/* the journal id */
 			} else {
 				fprintf(stderr, _("%s: unexpected argument '%s'\n"), PACKAGE, argv[optind]);
 				return VW_EXIT_ERROR;
@@ -173,15 +205,29 @@ int main(int argc, char **argv)
 		case OPT_JSON: cli.json = true; break;
 		case OPT_ALL: cli.all = true; break;
 		case OPT_DEMO: cli.demo = true; break;
+		case 'o': cli.output = optarg; break;
+		case OPT_LIST: cli.list = true; break;
+		case 'y': cli.yes = true; break;
+		case OPT_ANSWERS: cli.answers = optarg; break;
+		case OPT_DRY_RUN: cli.dry_run = true; break;
+		case OPT_SCRIPT: cli.script = optarg; break;
+		case OPT_DUMP: cli.dump = optarg; break;
+		case OPT_SIZE: cli.size = optarg; break;
+		case OPT_START_AT: cli.start_at = optarg; break;
+		case OPT_MONO: cli.mono = true; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("%s %s\n", PACKAGE, VERSION); return 0;
 		default: usage(stderr); return VW_EXIT_ERROR;
 		}
 	}
-	if (!cli.argv) {
-		usage(stderr);
-		return VW_EXIT_ERROR;
+	if (!cli.argv) {	/* no command: the wizard */
+		static char *wizard[] = { "wizard", NULL };
+
+		cli.argv = wizard;
+		cli.argc = 1;
 	}
+	if (vw_cli_open_archive(&cli))
+		return VW_EXIT_ERROR;
 	name = cli.argv[0];
 	for (size_t i = 0; i < VW_ARRAY_SIZE(commands); i++)
 		if (!strcmp(name, commands[i].name))

@@ -1,0 +1,1020 @@
+/* answers.c - the answers/state file, through libconfuse.
+ *
+ * libconfuse checks the syntax, the key names and the types; the validate
+ * callbacks below check values, record the line of every key and refuse a
+ * key given twice.  Messages carry "file:line:", which libconfuse does not
+ * keep inside sections, so the parse runs with a context of its own. */
+#include "answers.h"
+
+#include <arpa/inet.h>
+#include <confuse.h>
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "apply.h"
+
+struct seen {
+	const char *path;	/* "vm|storage|type" */
+	int line;
+	/* Lists: libconfuse validates after each element and once more at
+	 * the end (sizes 1, 2, ..., n, n); a call after that end starts a
+	 * second assignment. */
+	unsigned last_size;
+	bool closed;
+};
+
+struct parse_ctx {
+	const char *name;
+	struct vw_err *err;
+	bool failed;
+	struct seen seen[64];
+	size_t nseen;
+};
+
+/* libconfuse's error callback gets no user pointer; parses do not nest. */
+static _Thread_local struct parse_ctx *ctx;
+
+static void VW_PRINTF(2, 0) vfail_at(int line, const char *fmt, va_list ap)
+{
+	char msg[768];
+
+	if (!ctx || ctx->failed)
+		return;
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	ctx->failed = true;
+	if (line > 0)
+		vw_err_set(ctx->err, -EINVAL, "%s:%d: %s", ctx->name, line, msg);
+	else
+		vw_err_set(ctx->err, -EINVAL, "%s: %s", ctx->name, msg);
+}
+
+static int VW_PRINTF(2, 3) fail_at(int line, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vfail_at(line, fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void errfunc(cfg_t *cfg, const char *fmt, va_list ap)
+{
+	vfail_at(cfg ? cfg->line : 0, fmt, ap);
+}
+
+/* ---- value checks ------------------------------------------------------ */
+
+static const char *const bootloaders[] = {
+	"auto", "grub", "systemd-boot", "kernel-install", "proxmox-boot-tool", "kernelstub", "grubby", NULL,
+};
+static const char *const initramfs_tools[] = {
+	"auto", "initramfs-tools", "dracut", "mkinitcpio", "booster", NULL,
+};
+static const char *const bindings[] = { "auto", "ids", "address", "cmdline", NULL };
+static const char *const targets[] = { "libvirt", "proxmox", NULL };
+static const char *const guests[] = { "windows", "linux", NULL };
+static const char *const storages[] = { "qcow2", "image", "disk", NULL };
+
+static int word_index(const char *const *words, const char *s)
+{
+	for (int i = 0; words[i]; i++)
+		if (!strcmp(words[i], s))
+			return i;
+	return -1;
+}
+
+static char *join_words(const char *const *words)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	for (size_t i = 0; words[i]; i++) {
+		if (i)
+			vw_buf_adds(&b, "|");
+		vw_buf_adds(&b, words[i]);
+	}
+	return vw_buf_steal(&b);
+}
+
+/* Record the line of a key and refuse a second occurrence. */
+static int seen_once(const char *path, int line)
+{
+	for (size_t i = 0; i < ctx->nseen; i++)
+		if (!strcmp(ctx->seen[i].path, path))
+			return fail_at(line, _("'%s' is given twice (first on line %d)"), path,
+				       ctx->seen[i].line);
+	if (ctx->nseen < VW_ARRAY_SIZE(ctx->seen))
+		ctx->seen[ctx->nseen++] = (struct seen){ path, line, 0, false };
+	return 0;
+}
+
+/* The same for list options (see struct seen). */
+static int list_seen_once(const char *path, int line, unsigned size)
+{
+	for (size_t i = 0; i < ctx->nseen; i++) {
+		struct seen *x = &ctx->seen[i];
+
+		if (strcmp(x->path, path))
+			continue;
+		if (x->closed)
+			return fail_at(line, _("'%s' is given twice (first on line %d)"), path, x->line);
+		x->closed = size == x->last_size;
+		x->last_size = size;
+		return 0;
+	}
+	if (ctx->nseen < VW_ARRAY_SIZE(ctx->seen))
+		ctx->seen[ctx->nseen++] = (struct seen){ path, line, size, false };
+	return 0;
+}
+
+static int seen_line(const char *path)
+{
+	for (size_t i = 0; ctx && i < ctx->nseen; i++)
+		if (!strcmp(ctx->seen[i].path, path))
+			return ctx->seen[i].line;
+	return 0;
+}
+
+/* "0000:01:00.0", "01:00.0", "0000:01:00" or "01:00" -> canonical
+ * "0000:01:00.0" / "0000:01:00" in out; false when malformed. */
+static bool parse_device(const char *s, char *out, size_t outsz)
+{
+	unsigned dom = 0, bus, dev, fn;
+	int n = 0, colons = 0;
+	bool func;
+
+	for (const char *p = s; *p; p++) {
+		if (*p == ':')
+			colons++;
+		else if (*p != '.' && !isxdigit((unsigned char)*p))
+			return false;
+	}
+	func = strchr(s, '.') != NULL;
+	if (colons == 2 && func)
+		n = sscanf(s, "%4x:%2x:%2x.%1x", &dom, &bus, &dev, &fn) == 4;
+	else if (colons == 1 && func)
+		n = sscanf(s, "%2x:%2x.%1x", &bus, &dev, &fn) == 3;
+	else if (colons == 2)
+		n = sscanf(s, "%4x:%2x:%2x", &dom, &bus, &dev) == 3;
+	else if (colons == 1)
+		n = sscanf(s, "%2x:%2x", &bus, &dev) == 2;
+	if (!n || dev > 0x1f || (func && fn > 7) || strlen(s) > 12)
+		return false;
+	if (func)
+		snprintf(out, outsz, "%04x:%02x:%02x.%x", dom, bus, dev, fn);
+	else
+		snprintf(out, outsz, "%04x:%02x:%02x", dom, bus, dev);
+	return true;
+}
+
+static bool module_name_ok(const char *s)
+{
+	if (!*s || strlen(s) > 64)
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-')
+			return false;
+	return true;
+}
+
+/* Names that end up in file names and command lines: a safe set only. */
+static bool plain_name_ok(const char *s, size_t max, const char *extra)
+{
+	if (strlen(s) > max || *s == '-' || *s == '.')
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr(extra, *s))
+			return false;
+	return true;
+}
+
+static bool allow_ok(const char *s)
+{
+	unsigned char buf[16];
+	char addr[64];
+	const char *slash = strchr(s, '/');
+	size_t n = slash ? (size_t)(slash - s) : strlen(s);
+	bool v6;
+
+	if (n == 0 || n >= sizeof(addr))
+		return false;
+	memcpy(addr, s, n);
+	addr[n] = '\0';
+	v6 = strchr(addr, ':') != NULL;
+	if (inet_pton(v6 ? AF_INET6 : AF_INET, addr, buf) != 1)
+		return false;
+	if (slash) {
+		char *end;
+		long bits = strtol(slash + 1, &end, 10);
+
+		if (!slash[1] || *end || bits < 0 || bits > (v6 ? 128 : 32))
+			return false;
+	}
+	return true;
+}
+
+/* ---- validate callbacks ------------------------------------------------ */
+
+static const char *opt_str(cfg_opt_t *opt)
+{
+	const char *s = cfg_opt_getnstr(opt, 0);
+	return s ? s : "";
+}
+
+#define KEY_CB(fn, path, body)                                             \
+	static int fn(cfg_t *cfg, cfg_opt_t *opt)                         \
+	{                                                                  \
+		(void)opt;                                                 \
+		if (seen_once(path, cfg->line) < 0)                        \
+			return -1;                                         \
+		body                                                       \
+		return 0;                                                  \
+	}
+
+static int check_word(cfg_t *cfg, cfg_opt_t *opt, const char *path, const char *const *words)
+{
+	const char *v = opt_str(opt);
+
+	if (seen_once(path, cfg->line) < 0)
+		return -1;
+	if (word_index(words, v) < 0) {
+		char *w = join_words(words);
+
+		fail_at(cfg->line, _("bad value '%s' for '%s' (expected %s)"), v, path, w);
+		free(w);
+		return -1;
+	}
+	return 0;
+}
+
+#define WORD_CB(fn, path, words) \
+	static int fn(cfg_t *cfg, cfg_opt_t *opt) { return check_word(cfg, opt, path, words); }
+
+WORD_CB(v_bootloader, "bootloader", bootloaders)
+WORD_CB(v_initramfs, "initramfs", initramfs_tools)
+WORD_CB(v_binding, "binding", bindings)
+WORD_CB(v_target, "vm|target", targets)
+WORD_CB(v_guest, "vm|guest_os", guests)
+WORD_CB(v_storage_type, "vm|storage|type", storages)
+
+static int v_devices(cfg_t *cfg, cfg_opt_t *opt)
+{
+	char canon[16];
+
+	if (list_seen_once("devices", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *d = cfg_opt_getnstr(opt, i);
+
+		if (!d || !parse_device(d, canon, sizeof(canon)))
+			return fail_at(cfg->line,
+				       _("bad PCI address '%s' in 'devices' (expected 0000:01:00.0, or 0000:01:00 for every function of a slot)"),
+				       d ? d : "");
+	}
+	return 0;
+}
+
+static int v_acs(cfg_t *cfg, cfg_opt_t *opt)
+{
+	struct vw_err e = { 0 };
+	struct vw_acs_override ov;
+	char *spec = vw_xstrdup(opt_str(opt)), *tok, *save = NULL;
+	struct vw_buf rest = VW_BUF_INIT;
+	int r = 0;
+
+	if (seen_once("acs_override", cfg->line) < 0) {
+		free(spec);
+		return -1;
+	}
+	/* "ids" is ours (derive id: tokens from the devices); the rest is the
+	 * kernel parameter's own syntax. */
+	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "ids") || !strcmp(tok, "none"))
+			continue;
+		if (rest.len)
+			vw_buf_addc(&rest, ',');
+		vw_buf_adds(&rest, tok);
+	}
+	if (rest.len && vw_acs_parse(rest.data, &ov, &e) < 0)
+		r = fail_at(cfg->line, _("bad value '%s' for 'acs_override' (expected none, downstream, multifunction, ids or id:VVVV:DDDD, separated by commas)"),
+			    opt_str(opt));
+	vw_buf_done(&rest);
+	free(spec);
+	return r;
+}
+
+static int v_blacklist(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("blacklist", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *m = cfg_opt_getnstr(opt, i);
+
+		if (!m || !module_name_ok(m))
+			return fail_at(cfg->line, _("bad module name '%s' in 'blacklist'"), m ? m : "");
+	}
+	return 0;
+}
+
+static int v_allow(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("access|allow", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *a = cfg_opt_getnstr(opt, i);
+
+		if (!a || !allow_ok(a))
+			return fail_at(cfg->line,
+				       _("bad address '%s' in 'access|allow' (expected 192.0.2.10, 198.51.100.0/24 or an IPv6 address)"),
+				       a ? a : "");
+	}
+	return 0;
+}
+
+static int range_check(cfg_t *cfg, cfg_opt_t *opt, const char *path, long lo, long hi)
+{
+	long v = cfg_opt_getnint(opt, 0);
+
+	if (seen_once(path, cfg->line) < 0)
+		return -1;
+	if (v < lo || v > hi)
+		return fail_at(cfg->line, _("'%s' = %ld is out of range (%ld to %ld)"), path, v, lo, hi);
+	return 0;
+}
+
+#define RANGE_CB(fn, path, lo, hi) \
+	static int fn(cfg_t *cfg, cfg_opt_t *opt) { return range_check(cfg, opt, path, lo, hi); }
+
+RANGE_CB(v_vmid, "vm|vmid", 0, 999999999)
+RANGE_CB(v_memory, "vm|memory_mib", 256, 16L << 20)
+RANGE_CB(v_vcpus, "vm|vcpus", 1, 1024)
+RANGE_CB(v_size, "vm|storage|size_gib", 0, 1L << 20)
+RANGE_CB(v_rdp_port, "access|rdp_port", 1, 65535)
+
+static int name_check(cfg_t *cfg, cfg_opt_t *opt, const char *path, size_t max, const char *extra)
+{
+	const char *v = opt_str(opt);
+
+	if (seen_once(path, cfg->line) < 0)
+		return -1;
+	if (plain_name_ok(v, max, extra))
+		return 0;
+	if (strchr(extra, '+'))
+		return fail_at(cfg->line, _("bad value '%s' for '%s' (letters, digits, '.', '_', '-' and '+' only, at most %zu)"),
+			       v, path, max);
+	if (strchr(extra, ':'))
+		return fail_at(cfg->line, _("bad value '%s' for '%s' (a host name or an address, at most %zu)"),
+			       v, path, max);
+	return fail_at(cfg->line, _("bad value '%s' for '%s' (letters, digits, '.', '_' and '-' only, at most %zu)"),
+		       v, path, max);
+}
+
+#define NAME_CB(fn, path, max, extra) \
+	static int fn(cfg_t *cfg, cfg_opt_t *opt) { return name_check(cfg, opt, path, max, extra); }
+
+/* vm|name becomes a libvirt domain name and a file name (vmplan.h). */
+NAME_CB(v_vm_name, "vm|name", 64, "._+-")
+NAME_CB(v_ssh_user, "access|ssh_user", 32, "._-")
+NAME_CB(v_ssh_host, "access|ssh_host", 253, "._-:")
+
+static int v_storage_path(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = opt_str(opt);
+
+	if (seen_once("vm|storage|path", cfg->line) < 0)
+		return -1;
+	if (*v && (v[0] != '/' || strstr(v, "/../") || strpbrk(v, "\n\r\t")))
+		return fail_at(cfg->line, _("bad value '%s' for 'vm|storage|path' (an absolute path)"), v);
+	return 0;
+}
+
+static int v_vnc_password(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = opt_str(opt);
+
+	if (seen_once("access|vnc_password", cfg->line) < 0)
+		return -1;
+	/* libvirt rejects VNC passwords over 8 characters at define time. */
+	if (strlen(v) > 8)
+		return fail_at(cfg->line, _("'access|vnc_password' is longer than 8 characters (VNC cannot use more)"));
+	for (const char *p = v; *p; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return fail_at(cfg->line, _("'access|vnc_password' holds a control character"));
+	return 0;
+}
+
+KEY_CB(v_iommu_pt, "iommu_pt", )
+KEY_CB(v_allow_display, "allow_host_display", )
+KEY_CB(v_test_boot, "test_boot", )
+KEY_CB(v_vm, "vm", )
+KEY_CB(v_existing, "vm|existing", )
+KEY_CB(v_hide_kvm, "vm|hide_kvm", )
+KEY_CB(v_storage, "vm|storage", )
+KEY_CB(v_access, "access", )
+KEY_CB(v_vnc, "access|vnc", )
+KEY_CB(v_rdp, "access|rdp", )
+KEY_CB(v_xrdp, "access|xrdp", )
+
+/* ---- the schema ---------------------------------------------------------- */
+
+static cfg_opt_t storage_opts[] = {
+	CFG_STR("type", "qcow2", CFGF_NONE),
+	CFG_STR("path", "", CFGF_NONE),
+	CFG_INT("size_gib", 0, CFGF_NONE),
+	CFG_END(),
+};
+
+static cfg_opt_t vm_opts[] = {
+	CFG_STR("target", "libvirt", CFGF_NONE),
+	CFG_STR("name", "", CFGF_NONE),
+	CFG_BOOL("existing", cfg_false, CFGF_NONE),
+	CFG_INT("vmid", 0, CFGF_NONE),
+	CFG_INT("memory_mib", 8192, CFGF_NONE),
+	CFG_INT("vcpus", 4, CFGF_NONE),
+	CFG_STR("guest_os", "windows", CFGF_NONE),
+	CFG_BOOL("hide_kvm", cfg_true, CFGF_NONE),
+	CFG_SEC("storage", storage_opts, CFGF_NONE),
+	CFG_END(),
+};
+
+static cfg_opt_t access_opts[] = {
+	CFG_BOOL("vnc", cfg_false, CFGF_NONE),
+	CFG_STR("vnc_password", "", CFGF_NONE),
+	CFG_BOOL("rdp", cfg_false, CFGF_NONE),
+	CFG_INT("rdp_port", 3389, CFGF_NONE),
+	CFG_BOOL("xrdp", cfg_false, CFGF_NONE),
+	CFG_STR_LIST("allow", "{}", CFGF_NONE),
+	CFG_STR("ssh_user", "", CFGF_NONE),
+	CFG_STR("ssh_host", "", CFGF_NONE),
+	CFG_END(),
+};
+
+static cfg_opt_t root_opts[] = {
+	CFG_STR_LIST("devices", "{}", CFGF_NONE),
+	CFG_STR("bootloader", "auto", CFGF_NONE),
+	CFG_STR("initramfs", "auto", CFGF_NONE),
+	CFG_STR("binding", "auto", CFGF_NONE),
+	CFG_BOOL("iommu_pt", cfg_true, CFGF_NONE),
+	CFG_STR("acs_override", "none", CFGF_NONE),
+	CFG_BOOL("allow_host_display", cfg_false, CFGF_NONE),
+	CFG_STR_LIST("blacklist", "{}", CFGF_NONE),
+	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
+	CFG_SEC("vm", vm_opts, CFGF_NONE),
+	CFG_SEC("access", access_opts, CFGF_NONE),
+	CFG_END(),
+};
+
+static const struct {
+	const char *path;
+	cfg_validate_callback_t fn;
+} validators[] = {
+	{ "devices", v_devices },
+	{ "bootloader", v_bootloader },
+	{ "initramfs", v_initramfs },
+	{ "binding", v_binding },
+	{ "iommu_pt", v_iommu_pt },
+	{ "acs_override", v_acs },
+	{ "allow_host_display", v_allow_display },
+	{ "blacklist", v_blacklist },
+	{ "test_boot", v_test_boot },
+	{ "vm", v_vm },
+	{ "vm|target", v_target },
+	{ "vm|name", v_vm_name },
+	{ "vm|existing", v_existing },
+	{ "vm|vmid", v_vmid },
+	{ "vm|memory_mib", v_memory },
+	{ "vm|vcpus", v_vcpus },
+	{ "vm|guest_os", v_guest },
+	{ "vm|hide_kvm", v_hide_kvm },
+	{ "vm|storage", v_storage },
+	{ "vm|storage|type", v_storage_type },
+	{ "vm|storage|path", v_storage_path },
+	{ "vm|storage|size_gib", v_size },
+	{ "access", v_access },
+	{ "access|vnc", v_vnc },
+	{ "access|vnc_password", v_vnc_password },
+	{ "access|rdp", v_rdp },
+	{ "access|rdp_port", v_rdp_port },
+	{ "access|xrdp", v_xrdp },
+	{ "access|allow", v_allow },
+	{ "access|ssh_user", v_ssh_user },
+	{ "access|ssh_host", v_ssh_host },
+};
+
+/* ---- choices -------------------------------------------------------------- */
+
+void vw_choices_init(struct vw_choices *c)
+{
+	memset(c, 0, sizeof(*c));
+	c->devices = vw_xcalloc(1, sizeof(char *));
+	c->blacklist = vw_xcalloc(1, sizeof(char *));
+	c->iommu_pt = true;
+	c->vm.name = vw_xstrdup("");
+	c->vm.memory_mib = 8192;
+	c->vm.vcpus = 4;
+	c->vm.hide_kvm = true;
+	c->vm.storage_path = vw_xstrdup("");
+	c->access.vnc_password = vw_xstrdup("");
+	c->access.rdp_port = 3389;
+	c->access.allow = vw_xcalloc(1, sizeof(char *));
+	c->access.ssh_user = vw_xstrdup("");
+	c->access.ssh_host = vw_xstrdup("");
+	c->source = vw_xstrdup("");
+}
+
+static void wipe_free(char *s)
+{
+	if (s) {
+		/* The password may sit here: do not leave it in freed memory. */
+		volatile char *p = s;
+		while (*p)
+			*p++ = 0;
+	}
+	free(s);
+}
+
+void vw_choices_done(struct vw_choices *c)
+{
+	vw_strv_free(c->devices);
+	vw_strv_free(c->blacklist);
+	free(c->vm.name);
+	free(c->vm.storage_path);
+	wipe_free(c->access.vnc_password);
+	vw_strv_free(c->access.allow);
+	free(c->access.ssh_user);
+	free(c->access.ssh_host);
+	free(c->source);
+	memset(c, 0, sizeof(*c));
+}
+
+static char **str_list(cfg_t *cfg, const char *name, size_t *n, bool canon_dev)
+{
+	unsigned cnt = cfg_size(cfg, name);
+	char **v = vw_xcalloc(cnt + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (unsigned i = 0; i < cnt; i++) {
+		const char *s = cfg_getnstr(cfg, name, i);
+		char canon[16];
+		bool dup = false;
+
+		if (!s)
+			continue;
+		if (canon_dev && parse_device(s, canon, sizeof(canon)))
+			s = canon;
+		for (size_t j = 0; j < k; j++)
+			dup = dup || !strcmp(v[j], s);
+		if (!dup)
+			v[k++] = vw_xstrdup(s);
+	}
+	*n = k;
+	return v;
+}
+
+static int enum_of(const char *const *words, const char *s)
+{
+	int i = word_index(words, s);
+	return i < 0 ? 0 : i;
+}
+
+/* Word lists are in enum order, "auto" standing for the UNKNOWN value. */
+_Static_assert(VW_BL_GRUBBY == 6 && VW_IRFS_BOOSTER == 4, "word lists follow the enums");
+
+static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
+{
+	cfg_t *vm = cfg_getsec(cfg, "vm"), *st = cfg_getsec(vm, "storage");
+	cfg_t *ac = cfg_getsec(cfg, "access");
+	char *spec = vw_xstrdup(cfg_getstr(cfg, "acs_override")), *tok, *save = NULL;
+	struct vw_buf rest = VW_BUF_INIT;
+
+	vw_strv_free(c->devices);
+	c->devices = str_list(cfg, "devices", &c->ndevices, true);
+	c->bootloader = (enum vw_bootloader)enum_of(bootloaders, cfg_getstr(cfg, "bootloader"));
+	c->initramfs = (enum vw_initramfs)enum_of(initramfs_tools, cfg_getstr(cfg, "initramfs"));
+	c->binding = (enum vw_binding)enum_of(bindings, cfg_getstr(cfg, "binding"));
+	c->iommu_pt = cfg_getbool(cfg, "iommu_pt");
+	for (tok = strtok_r(spec, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(tok, "ids")) {
+			c->acs_ids = true;
+		} else if (strcmp(tok, "none")) {
+			if (rest.len)
+				vw_buf_addc(&rest, ',');
+			vw_buf_adds(&rest, tok);
+		}
+	}
+	memset(&c->acs, 0, sizeof(c->acs));
+	if (rest.len)
+		vw_acs_parse(rest.data, &c->acs, NULL);	/* validated already */
+	vw_buf_done(&rest);
+	free(spec);
+	c->allow_host_display = cfg_getbool(cfg, "allow_host_display");
+	vw_strv_free(c->blacklist);
+	c->blacklist = str_list(cfg, "blacklist", &c->nblacklist, false);
+	c->test_boot = cfg_getbool(cfg, "test_boot");
+
+	c->vm.target = (enum vw_vm_target)enum_of(targets, cfg_getstr(vm, "target"));
+	free(c->vm.name);
+	c->vm.name = vw_xstrdup(cfg_getstr(vm, "name"));
+	c->vm.existing = cfg_getbool(vm, "existing");
+	c->vm.vmid = cfg_getint(vm, "vmid");
+	c->vm.memory_mib = cfg_getint(vm, "memory_mib");
+	c->vm.vcpus = cfg_getint(vm, "vcpus");
+	c->vm.guest_os = (enum vw_guest_os)enum_of(guests, cfg_getstr(vm, "guest_os"));
+	c->vm.hide_kvm = cfg_getbool(vm, "hide_kvm");
+	c->vm.storage_type = (enum vw_storage_type)enum_of(storages, cfg_getstr(st, "type"));
+	free(c->vm.storage_path);
+	c->vm.storage_path = vw_xstrdup(cfg_getstr(st, "path"));
+	c->vm.storage_size_gib = cfg_getint(st, "size_gib");
+
+	c->access.vnc = cfg_getbool(ac, "vnc");
+	wipe_free(c->access.vnc_password);
+	c->access.vnc_password = vw_xstrdup(cfg_getstr(ac, "vnc_password"));
+	c->access.rdp = cfg_getbool(ac, "rdp");
+	c->access.rdp_port = cfg_getint(ac, "rdp_port");
+	c->access.xrdp = cfg_getbool(ac, "xrdp");
+	vw_strv_free(c->access.allow);
+	c->access.allow = str_list(ac, "allow", &c->access.nallow, false);
+	free(c->access.ssh_user);
+	c->access.ssh_user = vw_xstrdup(cfg_getstr(ac, "ssh_user"));
+	free(c->access.ssh_host);
+	c->access.ssh_host = vw_xstrdup(cfg_getstr(ac, "ssh_host"));
+
+	free(c->source);
+	c->source = vw_xstrdup(name);
+	c->devices_line = seen_line("devices");
+	c->acs_line = seen_line("acs_override");
+	c->blacklist_line = seen_line("blacklist");
+	c->bootloader_line = seen_line("bootloader");
+	c->initramfs_line = seen_line("initramfs");
+	c->binding_line = seen_line("binding");
+}
+
+char *vw_choices_where(const struct vw_choices *c, int line, char *buf, size_t size)
+{
+	if (!c->source || !*c->source)
+		snprintf(buf, size, "%s", "");
+	else if (line > 0)
+		snprintf(buf, size, "%s:%d: ", c->source, line);
+	else
+		snprintf(buf, size, "%s: ", c->source);
+	return buf;
+}
+
+/* libconfuse 3.3 counts the newline that ends a comment ("#", "//" or
+ * "/ * * /") twice, so every message after a comment named the wrong line.
+ * Comments are blanked out before parsing (their newlines kept), which also
+ * works with versions that count right.  Quotes are followed as libconfuse
+ * reads them: "..." and '...' with backslash escapes. */
+static char *blank_line_comments(const char *text, size_t len, int *unclosed)
+{
+	char *out = vw_xstrndup(text, len);
+	char q = 0;
+	int line = 1, open[64], depth = 0;
+
+	*unclosed = 0;
+	for (size_t i = 0; i < len; i++) {
+		char ch = out[i];
+
+		if (ch == '\n')
+			line++;
+		if (q) {
+			if (ch == '\\' && i + 1 < len)
+				i++;
+			else if (ch == q)
+				q = 0;
+		} else if (ch == '"' || ch == '\'') {
+			q = ch;
+		} else if (ch == '{') {
+			if (depth < (int)VW_ARRAY_SIZE(open))
+				open[depth] = line;
+			depth++;
+		} else if (ch == '}') {
+			depth -= depth > 0;
+		} else if (ch == '/' && i + 1 < len && out[i + 1] == '*') {
+			char *end = strstr(out + i + 2, "*/");
+			size_t stop = end ? (size_t)(end - out) + 2 : len;
+
+			for (; i < stop; i++) {
+				if (out[i] == '\n')
+					line++;
+				else
+					out[i] = ' ';
+			}
+			i--;
+		} else if (ch == '#' || (ch == '/' && i + 1 < len && out[i + 1] == '/')) {
+			while (i < len && out[i] != '\n')
+				out[i++] = ' ';
+			i--;	/* the newline is counted on the next turn */
+		}
+	}
+	/* libconfuse takes the end of the file as the end of an open section:
+	 * a brace never closed is reported here, at its line. */
+	if (depth > 0 && !q)
+		*unclosed = open[depth <= (int)VW_ARRAY_SIZE(open) ? depth - 1 : (int)VW_ARRAY_SIZE(open) - 1];
+	return out;
+}
+
+int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const char *name,
+		     struct vw_err *err)
+{
+	struct parse_ctx pc = { .name = name && *name ? name : "answers", .err = err };
+	struct vw_err local = { 0 };
+	cfg_t *cfg;
+	char *copy;
+	int r, unclosed;
+
+	if (!pc.err)
+		pc.err = &local;
+	if (c->devices)
+		vw_choices_done(c);
+	vw_choices_init(c);
+	if (memchr(text, '\0', len))
+		return vw_err_set(err, -EINVAL, _("%s: not a text file (it holds a NUL byte)"), pc.name);
+	copy = blank_line_comments(text, len, &unclosed);
+	cfg = cfg_init(root_opts, CFGF_NONE);
+	if (!cfg) {
+		free(copy);
+		return vw_err_set(err, -ENOMEM, _("%s: cannot set up the parser"), pc.name);
+	}
+	cfg_set_error_function(cfg, errfunc);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(validators); i++)
+		cfg_set_validate_func(cfg, validators[i].path, validators[i].fn);
+	ctx = &pc;
+	r = cfg_parse_buf(cfg, copy);
+	if (r == CFG_SUCCESS && !pc.failed && unclosed) {
+		/* libconfuse took the end of the file as the end of a section. */
+		fail_at(unclosed, _("this '{' is never closed"));
+		r = CFG_PARSE_ERROR;
+	}
+	if (r == CFG_SUCCESS && !pc.failed)
+		fill(c, cfg, pc.name);
+	ctx = NULL;
+	cfg_free(cfg);
+	/* The text may hold the VNC password. */
+	memset(copy, 0, len);
+	free(copy);
+	if (r != CFG_SUCCESS || pc.failed) {
+		if (!pc.failed)
+			vw_err_set(pc.err, -EINVAL, _("%s: cannot parse the file"), pc.name);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int load_fd(struct vw_choices *c, int fd, const char *name, struct vw_err *err)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	char chunk[8192];
+	ssize_t n;
+	int r;
+
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		vw_buf_add(&b, chunk, (size_t)n);
+		if (b.len > VW_ANSWERS_MAX) {
+			vw_buf_done(&b);
+			return vw_err_set(err, -EFBIG, _("%s: larger than %u bytes"), name, VW_ANSWERS_MAX);
+		}
+	}
+	if (n < 0) {
+		r = -errno;
+		vw_buf_done(&b);
+		return vw_err_set(err, r, _("cannot read %s: %s"), name, strerror(-r));
+	}
+	r = vw_answers_parse(c, b.data ? b.data : "", b.len, name, err);
+	if (b.data)
+		memset(b.data, 0, b.len);
+	vw_buf_done(&b);
+	return r;
+}
+
+int vw_answers_load(struct vw_choices *c, const char *path, struct vw_err *err)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY), r;
+
+	if (fd < 0) {
+		r = -errno;
+		if (!c->devices)
+			vw_choices_init(c);
+		return vw_err_set(err, r, _("cannot open the answers file %s: %s"), path, strerror(-r));
+	}
+	r = load_fd(c, fd, path, err);
+	close(fd);
+	return r;
+}
+
+int vw_answers_load_sr(struct vw_choices *c, const struct vw_sysroot *sr, const char *rel,
+		       struct vw_err *err)
+{
+	int fd = vw_sysroot_openat(sr, rel, O_RDONLY | O_CLOEXEC | O_NOCTTY, 0), r;
+	char *name = vw_xasprintf("/%s", *rel == '/' ? rel + 1 : rel);
+
+	if (fd < 0) {
+		if (!c->devices)
+			vw_choices_init(c);
+		r = vw_err_set(err, fd, _("cannot open %s: %s"), name, strerror(-fd));
+		free(name);
+		return r;
+	}
+	r = load_fd(c, fd, name, err);
+	close(fd);
+	free(name);
+	return r;
+}
+
+/* ---- devices against a host ----------------------------------------------- */
+
+static int dev_error(const struct vw_choices *c, struct vw_err *err, const char *fmt, const char *dev)
+{
+	char msg[512];
+
+	snprintf(msg, sizeof(msg), fmt, dev);
+	if (*c->source && c->devices_line > 0)
+		return vw_err_set(err, -ENODEV, "%s:%d: %s", c->source, c->devices_line, msg);
+	if (*c->source)
+		return vw_err_set(err, -ENODEV, "%s: %s", c->source, msg);
+	return vw_err_set(err, -ENODEV, "%s", msg);
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+	return *(const int *)a - *(const int *)b;
+}
+
+int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int **idx,
+		       size_t *n, struct vw_err *err)
+{
+	int *v = NULL;
+	size_t k = 0;
+
+	*idx = NULL;
+	*n = 0;
+	for (size_t i = 0; i < c->ndevices; i++) {
+		char canon[16];
+		const char *want = c->devices[i];
+		bool slot, found = false;
+
+		if (!parse_device(want, canon, sizeof(canon))) {
+			free(v);
+			return dev_error(c, err, _("bad PCI address '%s'"), want);
+		}
+		slot = !strchr(canon, '.');
+		for (size_t d = 0; d < f->ndevs; d++) {
+			const char *addr = f->devs[d].addr;
+			bool hit = slot ? (!strncmp(addr, canon, strlen(canon)) && addr[strlen(canon)] == '.')
+					: !strcmp(addr, canon);
+			bool dup = false;
+
+			if (!hit)
+				continue;
+			found = true;
+			for (size_t j = 0; j < k; j++)
+				dup = dup || v[j] == (int)d;
+			if (!dup) {
+				v = vw_xreallocarray(v, k + 1, sizeof(*v));
+				v[k++] = (int)d;
+			}
+		}
+		if (!found) {
+			free(v);
+			return dev_error(c, err, slot ? _("no PCI slot %s on this host") :
+						  _("no PCI device %s on this host"), canon);
+		}
+	}
+	if (k)
+		qsort(v, k, sizeof(*v), cmp_int);
+	*idx = v;
+	*n = k;
+	return 0;
+}
+
+int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
+{
+	int *idx;
+	size_t n;
+	int r = vw_answers_devices(c, f, &idx, &n, err);
+
+	free(idx);
+	return r;
+}
+
+/* ---- writing --------------------------------------------------------------- */
+
+/* Single quotes: libconfuse expands ${VAR} inside double quotes only. */
+static void put_str(struct vw_buf *b, const char *s)
+{
+	vw_buf_addc(b, '\'');
+	for (; *s; s++) {
+		if (*s == '\'' || *s == '\\')
+			vw_buf_addc(b, '\\');
+		vw_buf_addc(b, *s);
+	}
+	vw_buf_addc(b, '\'');
+}
+
+static void put_list(struct vw_buf *b, char *const *v)
+{
+	vw_buf_addc(b, '{');
+	for (size_t i = 0; v && v[i]; i++) {
+		if (i)
+			vw_buf_adds(b, ", ");
+		put_str(b, v[i]);
+	}
+	vw_buf_adds(b, "}\n");
+}
+
+static const char *yesno(bool v)
+{
+	return v ? "true" : "false";
+}
+
+void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
+{
+	struct vw_buf acs = VW_BUF_INIT;
+
+	vw_buf_adds(b, "# vfiowiz answers (docs/answers.example.conf describes every key)\n");
+	vw_buf_adds(b, "devices = ");
+	put_list(b, c->devices);
+	vw_buf_printf(b, "bootloader = %s\n", bootloaders[c->bootloader <= VW_BL_GRUBBY ? c->bootloader : 0]);
+	vw_buf_printf(b, "initramfs = %s\n", initramfs_tools[c->initramfs <= VW_IRFS_BOOSTER ? c->initramfs : 0]);
+	vw_buf_printf(b, "binding = %s\n", vw_binding_name(c->binding));
+	vw_buf_printf(b, "iommu_pt = %s\n", yesno(c->iommu_pt));
+	vw_acs_format(&c->acs, &acs);
+	if (c->acs_ids) {
+		if (acs.len)
+			vw_buf_addc(&acs, ',');
+		vw_buf_adds(&acs, "ids");
+	}
+	vw_buf_adds(b, "acs_override = ");
+	put_str(b, acs.len ? acs.data : "none");
+	vw_buf_addc(b, '\n');
+	vw_buf_done(&acs);
+	vw_buf_printf(b, "allow_host_display = %s\n", yesno(c->allow_host_display));
+	vw_buf_adds(b, "blacklist = ");
+	put_list(b, c->blacklist);
+	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
+
+	vw_buf_adds(b, "vm {\n");
+	vw_buf_printf(b, "  target = %s\n", targets[c->vm.target == VW_VM_PROXMOX]);
+	vw_buf_adds(b, "  name = ");
+	put_str(b, c->vm.name);
+	vw_buf_printf(b, "\n  existing = %s\n", yesno(c->vm.existing));
+	vw_buf_printf(b, "  vmid = %ld\n", c->vm.vmid);
+	vw_buf_printf(b, "  memory_mib = %ld\n", c->vm.memory_mib);
+	vw_buf_printf(b, "  vcpus = %ld\n", c->vm.vcpus);
+	vw_buf_printf(b, "  guest_os = %s\n", guests[c->vm.guest_os == VW_GUEST_LINUX]);
+	vw_buf_printf(b, "  hide_kvm = %s\n", yesno(c->vm.hide_kvm));
+	vw_buf_adds(b, "  storage {\n");
+	vw_buf_printf(b, "    type = %s\n", storages[(unsigned)c->vm.storage_type <= VW_STORAGE_DISK ?
+							c->vm.storage_type : 0]);
+	vw_buf_adds(b, "    path = ");
+	put_str(b, c->vm.storage_path);
+	vw_buf_printf(b, "\n    size_gib = %ld\n  }\n}\n", c->vm.storage_size_gib);
+
+	vw_buf_adds(b, "access {\n");
+	vw_buf_printf(b, "  vnc = %s\n", yesno(c->access.vnc));
+	vw_buf_adds(b, "  vnc_password = ");
+	put_str(b, c->access.vnc_password);
+	vw_buf_printf(b, "\n  rdp = %s\n", yesno(c->access.rdp));
+	vw_buf_printf(b, "  rdp_port = %ld\n", c->access.rdp_port);
+	vw_buf_printf(b, "  xrdp = %s\n", yesno(c->access.xrdp));
+	vw_buf_adds(b, "  allow = ");
+	put_list(b, c->access.allow);
+	vw_buf_adds(b, "  ssh_user = ");
+	put_str(b, c->access.ssh_user);
+	vw_buf_adds(b, "\n  ssh_host = ");
+	put_str(b, c->access.ssh_host);
+	vw_buf_adds(b, "\n}\n");
+}
+
+int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct vw_choices *c,
+		    struct vw_err *err)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	int r;
+
+	vw_answers_format(&b, c);
+	r = vw_write_atomic(sr, rel, b.data, b.len, 0600, err);
+	memset(b.data, 0, b.len);
+	vw_buf_done(&b);
+	if (r == 0) {
+		/* The atomic write keeps an existing file's mode: tighten it. */
+		int fd = vw_sysroot_openat(sr, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+
+		if (fd < 0 || fchmod(fd, 0600) < 0)
+			r = vw_err_set(err, fd < 0 ? fd : -errno, _("cannot make /%s private"), rel);
+		if (fd >= 0)
+			close(fd);
+	}
+	return r;
+}
+
+const char *vw_binding_name(enum vw_binding b)
+{
+	return (unsigned)b < VW_ARRAY_SIZE(bindings) - 1 ? bindings[b] : "auto";
+}

@@ -1,0 +1,144 @@
+/* answers.h - what the user chose: the plain struct the wizard fills, and the
+ * libconfuse answers file that holds it (non-interactive runs, and the
+ * wizard's state file var/lib/vfiowiz/state.conf).
+ *
+ * The format is documented, key by key, in docs/answers.example.conf.
+ * Parsing is strict: an unknown key, a bad value, a key given twice or a
+ * syntax error is an error "FILE:LINE: message".  Devices are checked against
+ * a host separately (vw_answers_check), so a file can be parsed without one.
+ *
+ * Strings in struct vw_choices are owned by it (vw_choices_done frees them);
+ * "" means unset, never NULL.
+ */
+#ifndef VW_ANSWERS_H
+#define VW_ANSWERS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "acs.h"
+#include "facts.h"
+#include "sysroot.h"
+#include "vw.h"
+
+/* The wizard's state file (mode 0600), relative to the sysroot. */
+#define VW_STATE_FILE "var/lib/vfiowiz/state.conf"
+
+/* Answers files larger than this are refused. */
+#define VW_ANSWERS_MAX (1u << 20)
+
+enum vw_binding {
+	VW_BIND_AUTO = 0,	/* ids when unambiguous, else address */
+	VW_BIND_IDS,		/* options vfio-pci ids= (modprobe.d) */
+	VW_BIND_ADDRESS,	/* per address: driver_override early at boot */
+	VW_BIND_CMDLINE,	/* vfio-pci.ids= on the kernel command line */
+};
+
+enum vw_vm_target { VW_VM_LIBVIRT = 0, VW_VM_PROXMOX };
+enum vw_guest_os { VW_GUEST_WINDOWS = 0, VW_GUEST_LINUX };
+enum vw_storage_type { VW_STORAGE_QCOW2 = 0, VW_STORAGE_IMAGE, VW_STORAGE_DISK };
+
+/* vm { ... }: filled by the VM step; the VM back ends read it. */
+struct vw_vm_choices {
+	enum vw_vm_target target;
+	char *name;		/* libvirt domain name / Proxmox VM name */
+	bool existing;		/* modify an existing VM instead of a new one */
+	long vmid;		/* Proxmox VMID, 0 = pick the next free one */
+	long memory_mib;
+	long vcpus;
+	enum vw_guest_os guest_os;
+	bool hide_kvm;		/* the "Code 43" options */
+	enum vw_storage_type storage_type;
+	char *storage_path;	/* image file or whole disk */
+	long storage_size_gib;	/* size of a new qcow2 */
+};
+
+/* access { ... }: filled by the guest-access step. */
+struct vw_access_choices {
+	bool vnc;
+	char *vnc_password;	/* secret: never logged; at most 8 characters */
+	bool rdp;
+	long rdp_port;
+	bool xrdp;
+	char **allow;		/* NULL-terminated allow-list (addresses, CIDRs) */
+	size_t nallow;
+	char *ssh_user;
+	char *ssh_host;
+};
+
+struct vw_choices {
+	char **devices;		/* NULL-terminated, as written: "0000:01:00.0",
+				   or a slot "0000:01:00" (all its functions) */
+	size_t ndevices;
+	enum vw_bootloader bootloader;	/* VW_BL_UNKNOWN = auto */
+	enum vw_initramfs initramfs;	/* VW_IRFS_UNKNOWN = auto */
+	enum vw_binding binding;
+	bool iommu_pt;
+	struct vw_acs_override acs;	/* explicit tokens */
+	bool acs_ids;		/* "ids": id: tokens derived from the devices */
+	bool allow_host_display;
+	char **blacklist;	/* NULL-terminated module names to blacklist */
+	size_t nblacklist;
+	bool test_boot;		/* one-shot test boot where supported */
+	struct vw_vm_choices vm;
+	struct vw_access_choices access;
+
+	/* Where the choices came from, for messages: the file name ("" when
+	 * the wizard built them) and the line of each key (0 = default). */
+	char *source;
+	int devices_line;
+	int acs_line;
+	int blacklist_line;
+	int bootloader_line;
+	int initramfs_line;
+	int binding_line;
+};
+
+/* "FILE:LINE: " for a key's line (line 0: "FILE: "; no file: ""), for
+ * messages about a choice.  Returns buf. */
+char *vw_choices_where(const struct vw_choices *c, int line, char *buf, size_t size);
+
+/* Defaults (see docs/answers.example.conf). */
+void vw_choices_init(struct vw_choices *c);
+void vw_choices_done(struct vw_choices *c);
+
+/* Parse an answers file held in memory; name is used in messages.  c must
+ * be zeroed or hold choices (they are released first).  On success c holds
+ * the file's choices; on failure the defaults, and err says
+ * "name:line: what".  Returns 0 or -EINVAL. */
+int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const char *name,
+		     struct vw_err *err);
+
+/* Read and parse the answers file at path.  The path is the user's own
+ * (given on the command line), not a sysroot path.  Returns 0 or a negative
+ * code with err set. */
+int vw_answers_load(struct vw_choices *c, const char *path, struct vw_err *err);
+
+/* The same for a file under a sysroot (the state file). -ENOENT when absent. */
+int vw_answers_load_sr(struct vw_choices *c, const struct vw_sysroot *sr, const char *rel,
+		       struct vw_err *err);
+
+/* Check the choices against a host: every device names a function or a slot
+ * that exists.  Errors name the file and line ("a.conf:2: no PCI device
+ * 0000:09:00.0 on this host").  Returns 0 or -ENODEV. */
+int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err);
+
+/* Resolve the device list to function indexes in facts (sorted, each once).
+ * *idx is caller-freed (may be NULL when *n is 0).  Returns 0 or -ENODEV like
+ * vw_answers_check. */
+int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int **idx,
+		       size_t *n, struct vw_err *err);
+
+/* Append the choices in the answers format (every key, with a header line),
+ * so that vw_answers_parse() reads back the same struct. */
+void vw_answers_format(struct vw_buf *out, const struct vw_choices *c);
+
+/* Write the choices to rel under sr atomically, mode 0600 (they may hold the
+ * VNC password).  Returns 0 or a negative code with err set. */
+int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct vw_choices *c,
+		    struct vw_err *err);
+
+/* Stable names used in the file. */
+const char *vw_binding_name(enum vw_binding b);
+
+#endif

@@ -1,0 +1,29 @@
+/* picks.h - the edits the wizard's steps make to the choices, kept out of
+ * the UI: choosing a card by its slot, and the ACS override aimed at one
+ * unit.  Strings in the choices stay owned by them (answers.h). */
+#ifndef VW_PICKS_H
+#define VW_PICKS_H
+
+#include "acs.h"
+#include "answers.h"
+#include "facts.h"
+#include "unit.h"
+
+/* Whether the choices name d, by its address or by its slot. */
+bool vw_choices_has_dev(const struct vw_choices *c, const struct vw_pci_dev *d);
+/* Add d's slot ("0000:09:00": every function) to the choices, or remove
+ * every entry naming that slot or one of its functions. */
+void vw_choices_set_slot(struct vw_choices *c, const struct vw_pci_dev *d, bool on);
+
+/* The id: tokens of an ACS override aimed at this unit only: the ids of
+ * its members that did not come through a group, and of every bridge
+ * without ACS on their way up to the root (at most VW_ACS_MAX_IDS).
+ * Fills ov->ids/nids and leaves the rest of ov. */
+void vw_picks_acs_ids(const struct vw_facts *f, const struct vw_unit *u, struct vw_acs_override *ov);
+
+/* True when the device lies on the way of a display function: its slot
+ * holds a display-class function (the GPUs the user chose, as opposed to
+ * devices added for their IOMMU group). */
+bool vw_picks_gpu_slot(const struct vw_facts *f, const struct vw_pci_dev *d);
+
+#endif

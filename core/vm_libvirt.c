@@ -1,0 +1,831 @@
+/* vm_libvirt.c - the libvirt back end of the VM step (formats.md 6).
+ *
+ * A new domain starts from templates/libvirt-<os>.xml; an existing one from
+ * what libvirt holds.  Both are edited as trees with libxml2, written to a
+ * file of ours (VW_LIBVIRT_DIR/NAME.xml) and defined by `virsh define`.
+ */
+#include "vmplan.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlsave.h>
+
+#include "access.h"
+#include "exec.h"
+#include "storage.h"
+
+#define XC(s) ((const xmlChar *)(s))
+#define MAX_DOMAIN_XML (4u << 20)
+
+/* Written above the domain in our file (not translated: it goes to disk). */
+static const char header[] =
+	" Written by vfiowiz, defined with virsh define.  libvirt keeps its own copy:\n"
+	"     change the domain with virsh edit; vfiowiz reads it back from libvirt. ";
+
+/* ---- small tree helpers --------------------------------------------------- */
+
+static bool is_elem(const xmlNode *n, const char *name)
+{
+	return n && n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, XC(name)) == 0;
+}
+
+static xmlNode *child(xmlNode *parent, const char *name)
+{
+	for (xmlNode *n = parent ? parent->children : NULL; n; n = n->next)
+		if (is_elem(n, name))
+			return n;
+	return NULL;
+}
+
+/* Attribute value compare; a missing attribute equals nothing. */
+static bool attr_is(xmlNode *n, const char *attr, const char *value)
+{
+	xmlChar *v = xmlGetProp(n, XC(attr));
+	bool eq = v && xmlStrcmp(v, XC(value)) == 0;
+
+	xmlFree(v);
+	return eq;
+}
+
+static xmlNode *child_with(xmlNode *parent, const char *name, const char *attr, const char *value)
+{
+	for (xmlNode *n = parent ? parent->children : NULL; n; n = n->next)
+		if (is_elem(n, name) && attr_is(n, attr, value))
+			return n;
+	return NULL;
+}
+
+static long attr_long(xmlNode *n, const char *attr, long dflt)
+{
+	xmlChar *v = xmlGetProp(n, XC(attr));
+	char *end;
+	long r;
+
+	if (!v)
+		return dflt;
+	r = strtol((const char *)v, &end, 0);
+	if (end == (char *)v || *end)
+		r = dflt;
+	xmlFree(v);
+	return r;
+}
+
+static void set_attrf(xmlNode *n, const char *attr, const char *fmt, ...) VW_PRINTF(3, 4);
+static void set_attrf(xmlNode *n, const char *attr, const char *fmt, ...)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vw_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	xmlSetProp(n, XC(attr), XC(b.data));
+	vw_buf_done(&b);
+}
+
+static void set_text(xmlNode *n, const char *text)
+{
+	xmlNodeSetContent(n, NULL);
+	xmlNodeAddContent(n, XC(text));
+}
+
+static void drop(xmlNode *n)
+{
+	if (n) {
+		xmlUnlinkNode(n);
+		xmlFreeNode(n);
+	}
+}
+
+static xmlNode *new_child(xmlNode *parent, xmlNode *before, const char *name)
+{
+	xmlNode *n = xmlNewNode(NULL, XC(name));
+
+	if (before)
+		xmlAddPrevSibling(before, n);
+	else
+		xmlAddChild(parent, n);
+	return n;
+}
+
+/* ---- reading ----------------------------------------------------------------- */
+
+static int parse_xml(xmlDoc **out, const char *data, size_t len, const char *what,
+		     struct vw_err *err)
+{
+	xmlDoc *doc;
+	xmlNode *root;
+
+	*out = NULL;
+	if (len > MAX_DOMAIN_XML)
+		return vw_err_set(err, -EFBIG, _("%s is too large"), what);
+	doc = xmlReadMemory(data, (int)len, NULL, NULL,
+			    XML_PARSE_NONET | XML_PARSE_NOBLANKS | XML_PARSE_NOERROR |
+				    XML_PARSE_NOWARNING);
+	if (!doc) {
+		const xmlError *e = xmlGetLastError();
+
+		return vw_err_set(err, -EINVAL, _("%s is not valid XML: line %d: %s"), what,
+				  e ? e->line : 0, e && e->message ? vw_strtrim(e->message) : "?");
+	}
+	/* No DTD of any kind: nothing from a hostile snapshot is expanded. */
+	root = xmlDocGetRootElement(doc);
+	if (doc->intSubset || doc->extSubset || !is_elem(root, "domain") || root->ns) {
+		xmlFreeDoc(doc);
+		return vw_err_set(err, -EINVAL, _("%s is not a libvirt domain"), what);
+	}
+	/* Comments and processing instructions around the root are libvirt's
+	 * ("WARNING: THIS IS AN AUTO-GENERATED FILE") or the template's own. */
+	for (xmlNode *n = doc->children, *next; n; n = next) {
+		next = n->next;
+		if (n != root)
+			drop(n);
+	}
+	*out = doc;
+	return 0;
+}
+
+static int load_template(xmlDoc **doc, const char *name, struct vw_err *err)
+{
+	char *text;
+	size_t len;
+	int rc = vw_template_load(name, &text, &len, err);
+
+	if (rc < 0)
+		return rc;
+	rc = parse_xml(doc, text, len, name, err);
+	free(text);
+	return rc;
+}
+
+/* The existing domain: libvirt's answer on the live host, its file (or a
+ * recorded dumpxml) under a sysroot. */
+static int load_existing(xmlDoc **doc, const struct vw_sysroot *sr, const char *name,
+			 struct vw_err *err)
+{
+	const char *argv[] = { "virsh", "dumpxml", "--inactive", "--security-info", name, NULL };
+	char *rel = vw_xasprintf("etc/libvirt/qemu/%s.xml", name), *data = NULL;
+	struct vw_exec_result res;
+	size_t len = 0;
+	int rc;
+
+	*doc = NULL;
+	if (!vw_sysroot_is_host(sr) && vw_sysroot_exists(sr, rel)) {
+		rc = vw_sysroot_read(sr, rel, &data, &len, MAX_DOMAIN_XML, err);
+		if (rc == 0)
+			rc = parse_xml(doc, data, len, rel, err);
+		free(data);
+		free(rel);
+		return rc;
+	}
+	free(rel);
+	rc = vw_exec_run(sr, argv, &res, err);
+	if (rc == 0 && res.status != 0)
+		rc = vw_err_set(err, -ENOENT, _("libvirt has no domain named %s: %s"), name,
+				vw_strtrim(res.output));
+	else if (rc < 0)
+		vw_err_prefix(err, _("cannot read the domain %s"), name);
+	if (rc == 0)
+		rc = parse_xml(doc, res.output, res.len, "virsh dumpxml", err);
+	/* The output may hold the VNC password. */
+	if (res.output)
+		memset(res.output, 0, res.len);
+	vw_exec_result_done(&res);
+	return rc;
+}
+
+/* ---- the domain's parts ------------------------------------------------- */
+
+/* Dirname of the template's disk source ("/var/lib/libvirt/images"). */
+static char *template_image_dir(xmlNode *disk)
+{
+	xmlNode *src = child(disk, "source");
+	xmlChar *file = src ? xmlGetProp(src, XC("file")) : NULL;
+	char *dir = NULL, *slash;
+
+	if (file && (slash = strrchr((char *)file, '/')) && slash != (char *)file) {
+		dir = vw_xstrndup((const char *)file, (size_t)(slash - (char *)file));
+	}
+	xmlFree(file);
+	return dir ? dir : vw_xstrdup("/var/lib/libvirt/images");
+}
+
+struct disk_plan {
+	char *path;		/* absolute host path */
+	bool create;		/* new qcow2 to create with qemu-img */
+	long size_gib;
+};
+
+static int plan_disk(xmlNode *devices, const struct vw_vm_ctx *ctx, const char *ours,
+		     struct disk_plan *dp, struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &ctx->choices->vm;
+	xmlNode *disk = child_with(devices, "disk", "device", "disk"), *drv, *src, *tgt;
+	char *dir;
+
+	memset(dp, 0, sizeof(*dp));
+	if (!disk)
+		return vw_err_set(err, -EINVAL, _("the libvirt template has no disk"));
+	dir = template_image_dir(disk);
+	if (vm->storage_path[0])
+		dp->path = vw_xstrdup(vm->storage_path);
+	else
+		dp->path = vw_xasprintf("%s/%s.qcow2", dir, vm->name);
+	free(dir);
+	if (dp->path[0] != '/')
+		return vw_err_set(err, -EINVAL, _("the disk %s is not an absolute path"), dp->path);
+
+	drv = child(disk, "driver");
+	src = child(disk, "source");
+	tgt = child(disk, "target");
+	if (!drv || !src || !tgt)
+		return vw_err_set(err, -EINVAL, _("the libvirt template's disk lacks driver, source or target"));
+	switch (vm->storage_type) {
+	case VW_STORAGE_QCOW2: {
+		struct vw_image_info ii;
+		char *mine = NULL;
+		bool known = false;
+		int rc;
+
+		/* Ours from an earlier run names it: that run created the image. */
+		if (vw_sysroot_read(ctx->sr, ours, &mine, NULL, MAX_DOMAIN_XML, NULL) == 0)
+			known = strstr(mine, dp->path) != NULL;
+		free(mine);
+		dp->size_gib = vm->storage_size_gib > 0 ? vm->storage_size_gib : VW_VM_DEFAULT_DISK_GIB;
+		if (!(known && vw_sysroot_exists(ctx->sr, dp->path))) {
+			rc = vw_storage_check_new_image(ctx->sr, dp->path, (uint64_t)dp->size_gib << 30,
+							&ii, err);
+			if (rc < 0)
+				return rc;
+			dp->create = true;
+		}
+		xmlSetProp(disk, XC("type"), XC("file"));
+		xmlSetProp(drv, XC("type"), XC("qcow2"));
+		xmlUnsetProp(src, XC("dev"));
+		xmlSetProp(src, XC("file"), XC(dp->path));
+		break;
+	}
+	case VW_STORAGE_IMAGE: {
+		struct vw_image_info ii;
+		int rc = vw_storage_check_image(ctx->sr, dp->path, &ii, err);
+
+		if (rc < 0)
+			return rc;
+		if (strcmp(ii.format, "qcow2") != 0 && strcmp(ii.format, "raw") != 0 && ii.format[0])
+			return vw_err_set(err, -EINVAL,
+					  _("%s is a %s image: convert it to qcow2 or raw first (qemu-img convert)"),
+					  dp->path, ii.format);
+		xmlSetProp(disk, XC("type"), XC("file"));
+		xmlSetProp(drv, XC("type"), XC(ii.format[0] ? ii.format : "raw"));
+		xmlUnsetProp(src, XC("dev"));
+		xmlSetProp(src, XC("file"), XC(dp->path));
+		break;
+	}
+	case VW_STORAGE_DISK: {
+		int rc = vw_vm_check_whole_disk(ctx->sr, dp->path, err);
+
+		if (rc < 0)
+			return rc;
+		xmlSetProp(disk, XC("type"), XC("block"));
+		xmlSetProp(drv, XC("type"), XC("raw"));
+		xmlSetProp(drv, XC("cache"), XC("none"));
+		xmlSetProp(drv, XC("io"), XC("native"));
+		xmlUnsetProp(src, XC("file"));
+		xmlSetProp(src, XC("dev"), XC(dp->path));
+		break;
+	}
+	}
+	return 0;
+}
+
+static void set_sizes(xmlNode *root, const struct vw_vm_choices *vm)
+{
+	static const char *const mems[] = { "memory", "currentMemory" };
+	char num[32];
+	xmlNode *n, *cpu;
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(mems); i++)
+		if ((n = child(root, mems[i]))) {
+			snprintf(num, sizeof(num), "%ld", vm->memory_mib);
+			xmlSetProp(n, XC("unit"), XC("MiB"));
+			set_text(n, num);
+		}
+	snprintf(num, sizeof(num), "%ld", vm->vcpus);
+	if ((n = child(root, "vcpu")))
+		set_text(n, num);
+	cpu = child(root, "cpu");
+	if ((n = child(cpu, "topology"))) {
+		xmlSetProp(n, XC("sockets"), XC("1"));
+		xmlSetProp(n, XC("dies"), XC("1"));
+		xmlSetProp(n, XC("cores"), XC(num));
+		xmlSetProp(n, XC("threads"), XC("1"));
+	}
+}
+
+/* ---- Code 43 ----------------------------------------------------------------- */
+
+/* True when the domain already hides KVM and sets a hyperv vendor_id (or
+ * has no hyperv at all, for which vendor_id means nothing). */
+static bool code43_done(xmlNode *root)
+{
+	xmlNode *features = child(root, "features");
+	xmlNode *hidden = child(child(features, "kvm"), "hidden");
+	xmlNode *hyperv = child(features, "hyperv");
+	xmlNode *vid = child(hyperv, "vendor_id");
+
+	return hidden && attr_is(hidden, "state", "on") && (!hyperv || (vid && attr_is(vid, "state", "on")));
+}
+
+/* Copy the Code 43 options of the Windows template into root. */
+static int add_code43(xmlNode *root, struct vw_err *err)
+{
+	xmlDoc *tdoc;
+	xmlNode *tfeat, *features, *kvm, *hyperv, *n;
+	int rc = load_template(&tdoc, "libvirt-windows.xml", err);
+
+	if (rc < 0)
+		return rc;
+	tfeat = child(xmlDocGetRootElement(tdoc), "features");
+	features = child(root, "features");
+	if (!features)
+		features = new_child(root, child(root, "cpu"), "features");
+	kvm = child(features, "kvm");
+	if (!kvm)
+		kvm = new_child(features, NULL, "kvm");
+	drop(child(kvm, "hidden"));
+	if ((n = child(child(tfeat, "kvm"), "hidden")))
+		xmlAddChild(kvm, xmlDocCopyNode(n, root->doc, 1));
+	hyperv = child(features, "hyperv");
+	if (!hyperv)
+		hyperv = new_child(features, kvm, "hyperv");
+	if (!child(hyperv, "vendor_id") || !attr_is(child(hyperv, "vendor_id"), "state", "on")) {
+		drop(child(hyperv, "vendor_id"));
+		if ((n = child(child(tfeat, "hyperv"), "vendor_id")))
+			xmlAddChild(hyperv, xmlDocCopyNode(n, root->doc, 1));
+	}
+	xmlFreeDoc(tdoc);
+	return 0;
+}
+
+static void remove_code43(xmlNode *root)
+{
+	xmlNode *features = child(root, "features");
+
+	drop(child(features, "kvm"));
+	drop(child(child(features, "hyperv"), "vendor_id"));
+}
+
+static xmlNode *insertion_point(xmlNode *devices);
+
+/* ---- VNC ------------------------------------------------------------------- */
+
+static bool vnc_done(xmlNode *g, const char *password)
+{
+	xmlNode *listen = child(g, "listen");
+
+	return attr_is(g, "autoport", "yes") && attr_is(g, "passwd", password) && listen &&
+	       attr_is(listen, "type", "address") && attr_is(listen, "address", "127.0.0.1") &&
+	       !child_with(g, "listen", "type", "network");
+}
+
+/* Loopback, autoport, password: on an existing <graphics type='vnc'>. */
+static void vnc_set(xmlNode *g, const char *password)
+{
+	xmlNode *listen;
+
+	xmlSetProp(g, XC("port"), XC("-1"));
+	xmlSetProp(g, XC("autoport"), XC("yes"));
+	xmlSetProp(g, XC("passwd"), XC(password));
+	xmlUnsetProp(g, XC("listen"));
+	xmlUnsetProp(g, XC("websocket"));
+	xmlUnsetProp(g, XC("socket"));
+	while ((listen = child(g, "listen")))
+		drop(listen);
+	listen = new_child(g, g->children, "listen");
+	xmlSetProp(listen, XC("type"), XC("address"));
+	xmlSetProp(listen, XC("address"), XC("127.0.0.1"));
+}
+
+/* Returns 1 when the domain changed, 0 when it already had it, or < 0. */
+static int plan_vnc_existing(xmlNode *devices, const char *password, struct vw_err *err)
+{
+	xmlNode *g = child_with(devices, "graphics", "type", "vnc"), *tg;
+	xmlDoc *tdoc;
+	int rc;
+
+	if (g) {
+		if (vnc_done(g, password))
+			return 0;
+		vnc_set(g, password);
+		return 1;
+	}
+	rc = load_template(&tdoc, "libvirt-linux.xml", err);
+	if (rc < 0)
+		return rc;
+	tg = child_with(child(xmlDocGetRootElement(tdoc), "devices"), "graphics", "type", "vnc");
+	if (!tg) {
+		xmlFreeDoc(tdoc);
+		return vw_err_set(err, -EINVAL, _("the libvirt template has no VNC display"));
+	}
+	g = xmlDocCopyNode(tg, devices->doc, 1);
+	xmlFreeDoc(tdoc);
+	/* Where libvirt lists graphics: before the video devices. */
+	if (child(devices, "video"))
+		xmlAddPrevSibling(child(devices, "video"), g);
+	else if (insertion_point(devices))
+		xmlAddPrevSibling(insertion_point(devices), g);
+	else
+		xmlAddChild(devices, g);
+	vnc_set(g, password);
+	return 1;
+}
+
+/* ---- hostdevs ----------------------------------------------------------------- */
+
+static bool hostdev_is(xmlNode *h, const struct vw_pci_dev *d)
+{
+	xmlNode *a = child(child(h, "source"), "address");
+
+	return attr_is(h, "type", "pci") && a && attr_long(a, "domain", 0) == (long)d->domain &&
+	       attr_long(a, "bus", -1) == (long)d->bus && attr_long(a, "slot", -1) == (long)d->dev &&
+	       attr_long(a, "function", -1) == (long)d->func;
+}
+
+static xmlNode *find_hostdev(xmlNode *devices, const struct vw_pci_dev *d)
+{
+	for (xmlNode *n = devices->children; n; n = n->next)
+		if (is_elem(n, "hostdev") && hostdev_is(n, d))
+			return n;
+	return NULL;
+}
+
+/* Highest PCI controller index or guest bus number in use. */
+static long max_pci_bus(xmlNode *n)
+{
+	long max = 0;
+
+	for (; n; n = n->next) {
+		if (n->type != XML_ELEMENT_NODE)
+			continue;
+		if (is_elem(n, "controller") && attr_is(n, "type", "pci"))
+			max = attr_long(n, "index", 0) > max ? attr_long(n, "index", 0) : max;
+		if (is_elem(n, "address") && attr_is(n, "type", "pci") && attr_long(n, "bus", 0) > max &&
+		    !is_elem(n->parent, "source"))
+			max = attr_long(n, "bus", 0);
+		if (n->children) {
+			long m = max_pci_bus(n->children);
+
+			max = m > max ? m : max;
+		}
+	}
+	return max;
+}
+
+/* Guest slots used on bus 0 (pc machines: no root ports). */
+static void used_bus0_slots(xmlNode *n, bool used[32])
+{
+	for (; n; n = n->next) {
+		if (is_elem(n, "address") && attr_is(n, "type", "pci") && !is_elem(n->parent, "source") &&
+		    attr_long(n, "domain", 0) == 0 && attr_long(n, "bus", 0) == 0) {
+			long s = attr_long(n, "slot", -1);
+
+			if (s >= 0 && s < 32)
+				used[s] = true;
+		}
+		if (n->children)
+			used_bus0_slots(n->children, used);
+	}
+}
+
+/* New devices go before <memballoon>, where libvirt itself lists them. */
+static xmlNode *insertion_point(xmlNode *devices)
+{
+	return child(devices, "memballoon");
+}
+
+/* Add the unit's hostdevs.  Returns 1 when the domain changed, 0 when every
+ * function was already there, or < 0. */
+static int plan_hostdevs(xmlNode *root, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
+			 size_t nslots, struct vw_err *err)
+{
+	const struct vw_facts *f = ctx->facts;
+	xmlNode *devices = child(root, "devices"), *os_type = child(child(root, "os"), "type");
+	xmlChar *machine = os_type ? xmlGetProp(os_type, XC("machine")) : NULL;
+	bool q35 = machine && strstr((const char *)machine, "q35"), all = true;
+	bool used0[32] = { true, true, true };	/* host bridge, ISA/IDE, VGA */
+	long bus;
+	unsigned next0 = 3;
+
+	xmlFree(machine);
+	for (size_t s = 0; s < nslots; s++)
+		for (size_t k = 0; k < slots[s].ndevs; k++)
+			all = all && find_hostdev(devices, &f->devs[slots[s].devs[k]]);
+	if (all)
+		return 0;
+	for (size_t s = 0; s < nslots; s++)
+		for (size_t k = 0; k < slots[s].ndevs; k++)
+			drop(find_hostdev(devices, &f->devs[slots[s].devs[k]]));
+
+	bus = max_pci_bus(root->children);
+	used_bus0_slots(root->children, used0);
+	for (size_t s = 0; s < nslots; s++) {
+		const struct vw_vm_slot *sl = &slots[s];
+		bool has_f0 = f->devs[sl->devs[0]].func == 0;
+		long gbus = 0;
+		unsigned gslot = 0;
+
+		if (q35) {
+			xmlNode *c = new_child(devices, insertion_point(devices), "controller");
+
+			gbus = ++bus;
+			if (gbus > 255)
+				return vw_err_set(err, -ENOSPC, _("the domain has no free PCI bus left"));
+			xmlSetProp(c, XC("type"), XC("pci"));
+			set_attrf(c, "index", "%ld", gbus);
+			xmlSetProp(c, XC("model"), XC("pcie-root-port"));
+		} else {
+			while (next0 < 32 && used0[next0])
+				next0++;
+			if (next0 >= 32)
+				return vw_err_set(err, -ENOSPC, _("the domain has no free PCI slot left"));
+			gslot = next0;
+			used0[next0] = true;
+		}
+		for (size_t k = 0; k < sl->ndevs; k++) {
+			const struct vw_pci_dev *d = &f->devs[sl->devs[k]];
+			unsigned gfunc = has_f0 ? d->func : (unsigned)k;
+			xmlNode *h = new_child(devices, insertion_point(devices), "hostdev");
+			xmlNode *drv, *src, *a;
+
+			xmlSetProp(h, XC("mode"), XC("subsystem"));
+			xmlSetProp(h, XC("type"), XC("pci"));
+			xmlSetProp(h, XC("managed"), XC("yes"));
+			drv = xmlNewChild(h, NULL, XC("driver"), NULL);
+			xmlSetProp(drv, XC("name"), XC("vfio"));
+			src = xmlNewChild(h, NULL, XC("source"), NULL);
+			a = xmlNewChild(src, NULL, XC("address"), NULL);
+			set_attrf(a, "domain", "0x%04x", d->domain);
+			set_attrf(a, "bus", "0x%02x", d->bus);
+			set_attrf(a, "slot", "0x%02x", d->dev);
+			set_attrf(a, "function", "0x%x", d->func);
+			a = xmlNewChild(h, NULL, XC("address"), NULL);
+			xmlSetProp(a, XC("type"), XC("pci"));
+			xmlSetProp(a, XC("domain"), XC("0x0000"));
+			set_attrf(a, "bus", "0x%02lx", gbus);
+			set_attrf(a, "slot", "0x%02x", gslot);
+			set_attrf(a, "function", "0x%x", gfunc);
+			if (gfunc == 0 && sl->ndevs > 1)
+				xmlSetProp(a, XC("multifunction"), XC("on"));
+		}
+	}
+	return 1;
+}
+
+/* ---- output ------------------------------------------------------------------ */
+
+static bool has_password(xmlNode *n)
+{
+	for (; n; n = n->next) {
+		if (n->type == XML_ELEMENT_NODE) {
+			if (xmlHasProp(n, XC("passwd")) || xmlHasProp(n, XC("password")))
+				return true;
+			if (has_password(n->children))
+				return true;
+		}
+	}
+	return false;
+}
+
+static char *serialize(xmlDoc *doc, size_t *len)
+{
+	xmlBuffer *xb = xmlBufferCreate();
+	xmlSaveCtxt *save;
+	xmlNode *c = xmlNewDocComment(doc, XC(header));
+	struct vw_buf b = VW_BUF_INIT;
+
+	xmlAddPrevSibling(xmlDocGetRootElement(doc), c);
+	save = xmlSaveToBuffer(xb, "UTF-8", XML_SAVE_FORMAT | XML_SAVE_NO_DECL);
+	xmlSaveDoc(save, doc);
+	xmlSaveClose(save);
+	vw_buf_add(&b, xmlBufferContent(xb), (size_t)xmlBufferLength(xb));
+	/* Wipe libxml2's copy: it may hold the VNC password. */
+	memset((void *)xmlBufferContent(xb), 0, (size_t)xmlBufferLength(xb));
+	xmlBufferFree(xb);
+	*len = b.len;
+	return vw_buf_steal(&b);
+}
+
+/* ---- the back end ------------------------------------------------------------ */
+
+static bool libvirt_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
+{
+	static const char *const marks[] = { "usr/sbin/libvirtd", "usr/sbin/virtqemud",
+					     "etc/libvirt/qemu", "usr/bin/virsh" };
+
+	(void)f;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(marks); i++)
+		if (vw_sysroot_exists(sr, marks[i]))
+			return true;
+	return false;
+}
+
+static int build_new(xmlDoc **docp, const struct vw_vm_ctx *ctx, const char *ours,
+		     struct disk_plan *dp, bool code43, struct vw_err *err)
+{
+	const struct vw_choices *c = ctx->choices;
+	const char *tname = c->vm.guest_os == VW_GUEST_WINDOWS ? "libvirt-windows.xml" : "libvirt-linux.xml";
+	xmlNode *root, *devices, *video;
+	int rc = load_template(docp, tname, err);
+
+	if (rc < 0)
+		return rc;
+	root = xmlDocGetRootElement(*docp);
+	devices = child(root, "devices");
+	if (!child(root, "name") || !devices)
+		return vw_err_set(err, -EINVAL, _("the template %s has no name or devices"), tname);
+	set_text(child(root, "name"), c->vm.name);
+	set_sizes(root, &c->vm);
+	rc = plan_disk(devices, ctx, ours, dp, err);
+	if (rc < 0)
+		return rc;
+	if (code43) {
+		if (!code43_done(root) && (rc = add_code43(root, err)) < 0)
+			return rc;
+	} else {
+		remove_code43(root);
+	}
+	if (c->access.vnc) {
+		xmlNode *g = child_with(devices, "graphics", "type", "vnc");
+
+		if (!g)
+			return vw_err_set(err, -EINVAL, _("the template %s has no VNC display"), tname);
+		vnc_set(g, c->access.vnc_password);
+	} else {
+		drop(child_with(devices, "graphics", "type", "vnc"));
+		drop(child_with(devices, "input", "type", "tablet"));
+		if ((video = child(child(devices, "video"), "model"))) {
+			xmlAttr *a;
+
+			while ((a = video->properties))
+				xmlRemoveProp(a);
+			xmlSetProp(video, XC("type"), XC("none"));
+		}
+	}
+	return 0;
+}
+
+static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm_info *info,
+			struct vw_err *err)
+{
+	const struct vw_choices *c = ctx->choices;
+	const char *name = c->vm.name;
+	bool code43 = vw_vm_code43(c, ctx->facts, ctx->unit);
+	char *ours = NULL, *theirs = NULL, *data = NULL, *abs = NULL, *cmd;
+	struct disk_plan dp = { 0 };
+	struct vw_vm_slot *slots = NULL;
+	size_t nslots = 0, len = 0;
+	xmlDoc *doc = NULL;
+	xmlNode *root;
+	bool changed = true;
+	int rc;
+
+	if (!vw_vm_name_ok(name))
+		return vw_err_set(err, -EINVAL,
+				  _("'%s' cannot be a domain name here: use letters, digits, '.', '_', '+' and '-' (at most 64)"),
+				  name);
+	if (c->access.vnc && (rc = vw_access_vnc_check(&c->access, err)) < 0)
+		return rc;
+	LIBXML_TEST_VERSION;
+	ours = vw_xasprintf("%s/%s.xml", VW_LIBVIRT_DIR, name);
+	theirs = vw_xasprintf("etc/libvirt/qemu/%s.xml", name);
+	free(info->name);
+	info->name = vw_xstrdup(name);
+	free(info->config_path);
+	info->config_path = vw_xstrdup(ours);
+	info->created = !c->vm.existing;
+	info->vnc = c->access.vnc;
+	nslots = vw_vm_slots(ctx->facts, ctx->unit, &slots);
+
+	if (!c->vm.existing) {
+		if (vw_sysroot_exists(ctx->sr, theirs) && !vw_sysroot_exists(ctx->sr, ours)) {
+			rc = vw_err_set(err, -EEXIST,
+					_("libvirt has a domain named %s already: choose it as an existing VM, or another name"),
+					name);
+			goto out;
+		}
+		rc = build_new(&doc, ctx, ours, &dp, code43, err);
+		if (rc < 0)
+			goto out;
+		root = xmlDocGetRootElement(doc);
+		rc = plan_hostdevs(root, ctx, slots, nslots, err);
+		if (rc < 0)
+			goto out;
+	} else {
+		xmlNode *nm;
+		xmlChar *have;
+		int r;
+
+		rc = load_existing(&doc, ctx->sr, name, err);
+		if (rc < 0)
+			goto out;
+		root = xmlDocGetRootElement(doc);
+		nm = child(root, "name");
+		have = nm ? xmlNodeGetContent(nm) : NULL;
+		if (!have || xmlStrcmp(have, XC(name)) != 0) {
+			xmlFree(have);
+			rc = vw_err_set(err, -EINVAL, _("the domain read for %s names another domain"), name);
+			goto out;
+		}
+		xmlFree(have);
+		if (!child(root, "devices")) {
+			rc = vw_err_set(err, -EINVAL, _("the domain %s has no devices element"), name);
+			goto out;
+		}
+		changed = false;
+		rc = plan_hostdevs(root, ctx, slots, nslots, err);
+		if (rc < 0)
+			goto out;
+		changed |= rc > 0;
+		if (code43 && !code43_done(root)) {
+			if ((rc = add_code43(root, err)) < 0)
+				goto out;
+			changed = true;
+		}
+		if (c->access.vnc) {
+			r = plan_vnc_existing(child(root, "devices"), c->access.vnc_password, err);
+			if ((rc = r) < 0)
+				goto out;
+			changed |= r > 0;
+		}
+		rc = 0;
+		if (!changed) {
+			vw_vm_info_note(info, _("The domain %s already has every device of the unit: nothing to change."),
+					name);
+			goto out;
+		}
+	}
+
+	data = serialize(doc, &len);
+	{
+		struct vw_file_spec spec = {
+			.path = ours,
+			.data = data,
+			.len = len,
+			.mode = 0600,
+			.why = N_("libvirt domain with the GPU's functions, defined with virsh define"),
+			.flags = has_password(root) ? VW_CHANGE_SECRET : 0,
+		};
+
+		rc = vw_plan_add(p, ctx->sr, &spec, err);
+	}
+	if (rc < 0)
+		goto out;
+	abs = vw_xasprintf("/%s", ours);
+	if (dp.create) {
+		cmd = vw_storage_qcow2_cmd(dp.path, (uint64_t)dp.size_gib << 30);
+		vw_plan_add_post(p, cmd);
+		free(cmd);
+	}
+	{
+		const char *argv[] = { "virsh", "define", abs, NULL };
+
+		cmd = vw_exec_join(argv);
+		vw_plan_add_post(p, cmd);
+		free(cmd);
+	}
+	if (!c->vm.existing && c->vm.guest_os == VW_GUEST_WINDOWS)
+		vw_vm_info_note(info, _("Windows Setup needs the virtio-win drivers to see the virtio disk: attach the Windows installer and the virtio-win ISO as CD-ROMs before the first start (virt-manager, or virt-xml %s --add-device --disk PATH,device=cdrom)."),
+				name);
+	if (dp.create)
+		vw_vm_info_note(info, _("A new %ld GiB disk image %s is created by qemu-img after the domain file is written."),
+				dp.size_gib, dp.path);
+	vw_vm_info_note(info, _("Start the VM with: virsh start %s"), name);
+	rc = 0;
+out:
+	if (data) {
+		memset(data, 0, len);
+		free(data);
+	}
+	if (doc)
+		xmlFreeDoc(doc);
+	vw_vm_slots_free(slots, nslots);
+	free(dp.path);
+	free(ours);
+	free(theirs);
+	free(abs);
+	return rc;
+}
+
+const struct vw_vm_ops vw_vm_libvirt_ops = {
+	.name = "libvirt",
+	.target = VW_VM_LIBVIRT,
+	.detect = libvirt_detect,
+	.plan = libvirt_plan,
+};

@@ -1,0 +1,808 @@
+/* vm_proxmox.c - the Proxmox VE back end of the VM step (formats.md 7).
+ *
+ * etc/pve/qemu-server/VMID.conf is "key: value" lines; leading "#" lines
+ * are the description; "[PENDING]", "[special:...]" and "[snapshot]"
+ * sections follow.  Only the main section is edited, line by line: every
+ * line we do not set is kept byte for byte, the sections after it too.
+ */
+#include "vmplan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "exec.h"
+#include "storage.h"
+
+#define CONF_MAX (1u << 20)
+#define QEMU_DIR "etc/pve/qemu-server"
+
+/* The main section as lines (no '\n'), the rest verbatim. */
+struct conf {
+	char **line;
+	size_t n;
+	char *rest;		/* from the first "[section]" line on, "" none */
+	struct vw_buf cmds;	/* `qm set` equivalents of what changed */
+	long vmid;
+	bool changed;
+};
+
+static void conf_init(struct conf *c, long vmid)
+{
+	memset(c, 0, sizeof(*c));
+	c->rest = vw_xstrdup("");
+	c->vmid = vmid;
+	vw_buf_adds(&c->cmds, "");
+}
+
+static void conf_done(struct conf *c)
+{
+	for (size_t i = 0; i < c->n; i++)
+		free(c->line[i]);
+	free(c->line);
+	free(c->rest);
+	vw_buf_done(&c->cmds);
+}
+
+static void conf_insert(struct conf *c, size_t at, char *line)
+{
+	c->line = vw_xreallocarray(c->line, c->n + 1, sizeof(char *));
+	memmove(c->line + at + 1, c->line + at, (c->n - at) * sizeof(char *));
+	c->line[at] = line;
+	c->n++;
+}
+
+/* Parse text; "##" lines are dropped when template is set. */
+static void conf_parse(struct conf *c, const char *text, bool template)
+{
+	const char *p = text;
+
+	while (*p) {
+		size_t n = strcspn(p, "\n");
+
+		if (*p == '[') {
+			free(c->rest);
+			c->rest = vw_xstrdup(p);
+			return;
+		}
+		if (!(template && n >= 2 && p[0] == '#' && p[1] == '#'))
+			conf_insert(c, c->n, vw_xstrndup(p, n));
+		p += n;
+		if (*p == '\n')
+			p++;
+	}
+}
+
+static char *conf_text(const struct conf *c, size_t *len)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_adds(&b, "");
+	for (size_t i = 0; i < c->n; i++)
+		vw_buf_printf(&b, "%s\n", c->line[i]);
+	vw_buf_adds(&b, c->rest);
+	*len = b.len;
+	return vw_buf_steal(&b);
+}
+
+/* Length of the key of a "key: value" line, 0 when it is not one. */
+static size_t key_len(const char *line)
+{
+	size_t n = 0;
+
+	while (islower((unsigned char)line[n]) || isdigit((unsigned char)line[n]) || line[n] == '-' ||
+	       line[n] == '_')
+		n++;
+	return n && line[n] == ':' ? n : 0;
+}
+
+static bool key_is(const char *line, const char *key)
+{
+	size_t n = key_len(line);
+
+	return n && n == strlen(key) && memcmp(line, key, n) == 0;
+}
+
+static const char *line_value(const char *line)
+{
+	const char *v = line + key_len(line) + 1;
+
+	while (*v == ' ')
+		v++;
+	return v;
+}
+
+static ssize_t conf_find(const struct conf *c, const char *key)
+{
+	for (size_t i = 0; i < c->n; i++)
+		if (key_is(c->line[i], key))
+			return (ssize_t)i;
+	return -1;
+}
+
+static const char *conf_get(const struct conf *c, const char *key)
+{
+	ssize_t i = conf_find(c, key);
+
+	return i < 0 ? NULL : line_value(c->line[i]);
+}
+
+static void add_cmd(struct conf *c, const char *opt, const char *value)
+{
+	char id[24], *o = vw_xasprintf("--%s", opt);
+	const char *argv[] = { "qm", "set", id, o, value, NULL };
+	char *cmd;
+
+	snprintf(id, sizeof(id), "%ld", c->vmid);
+	cmd = vw_exec_join(argv);
+	vw_buf_printf(&c->cmds, "%s\n", cmd);
+	free(cmd);
+	free(o);
+}
+
+/* Set key to value (in place, else at its sorted place among the keys). */
+static void conf_set(struct conf *c, const char *key, const char *value)
+{
+	ssize_t i = conf_find(c, key);
+	size_t at = c->n, last = 0;
+	bool any = false;
+
+	if (i >= 0) {
+		if (strcmp(line_value(c->line[i]), value) == 0)
+			return;
+		free(c->line[i]);
+		c->line[i] = vw_xasprintf("%s: %s", key, value);
+	} else {
+		for (size_t k = 0; k < c->n; k++) {
+			size_t n = key_len(c->line[k]);
+			char ek[64];
+
+			if (!n)
+				continue;
+			any = true;
+			last = k;
+			snprintf(ek, sizeof(ek), "%.*s", (int)n, c->line[k]);
+			if (at == c->n && strcmp(ek, key) > 0)
+				at = k;
+		}
+		if (at == c->n) {
+			at = any ? last + 1 : 0;
+			/* After the description. */
+			while (!any && at < c->n && c->line[at][0] == '#')
+				at++;
+		}
+		conf_insert(c, at, vw_xasprintf("%s: %s", key, value));
+	}
+	c->changed = true;
+	add_cmd(c, key, value);
+}
+
+static void conf_delete(struct conf *c, const char *key)
+{
+	ssize_t i = conf_find(c, key);
+
+	if (i < 0)
+		return;
+	free(c->line[i]);
+	memmove(c->line + i, c->line + i + 1, (c->n - (size_t)i - 1) * sizeof(char *));
+	c->n--;
+	c->changed = true;
+	add_cmd(c, "delete", key);
+}
+
+/* ---- the host ----------------------------------------------------------------- */
+
+static bool pve_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
+{
+	return (f && f->distro.proxmox) || vw_sysroot_is_dir(sr, "etc/pve") ||
+	       vw_sysroot_exists(sr, "usr/sbin/qm");
+}
+
+static bool pve_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+
+	if (n == 0 || n > 63 || !isalnum((unsigned char)s[0]))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '-' && *s != '.')
+			return false;
+	return true;
+}
+
+static int read_conf(const struct vw_sysroot *sr, long vmid, char **text, struct vw_err *err)
+{
+	char *rel = vw_xasprintf("%s/%ld.conf", QEMU_DIR, vmid);
+	size_t len = 0;
+	int rc = vw_sysroot_read(sr, rel, text, &len, CONF_MAX, err);
+
+	if (rc == 0 && strlen(*text) != len) {
+		rc = vw_err_set(err, -EINVAL, _("/%s holds a NUL byte: it is not a Proxmox configuration"),
+				rel);
+		free(*text);
+		*text = NULL;
+	}
+	free(rel);
+	return rc;
+}
+
+/* The VMID of this node's VM named name whose description says vfiowiz
+ * made it (want_ours), or any VM so named; 0 when none. */
+static long find_by_name(const struct vw_sysroot *sr, const char *name, bool want_ours)
+{
+	char **names = NULL;
+	long found = 0;
+
+	if (vw_sysroot_list(sr, QEMU_DIR, &names) < 0)
+		return 0;
+	for (size_t i = 0; names[i] && !found; i++) {
+		char *end, *text = NULL;
+		long id = strtol(names[i], &end, 10);
+		struct conf c;
+		const char *nm;
+
+		if (end == names[i] || strcmp(end, ".conf") != 0 || id <= 0)
+			continue;
+		if (read_conf(sr, id, &text, NULL) < 0)
+			continue;
+		conf_init(&c, id);
+		conf_parse(&c, text, false);
+		nm = conf_get(&c, "name");
+		if (nm && strcmp(nm, name) == 0 && (!want_ours || (c.n && strstr(c.line[0], "vfiowiz"))))
+			found = id;
+		conf_done(&c);
+		free(text);
+	}
+	vw_strv_free(names);
+	return found;
+}
+
+/* The first storage of storage.cfg that holds VM images, or NULL. */
+static char *images_storage(const struct vw_sysroot *sr)
+{
+	char *text = NULL, *found = NULL, *cur = NULL;
+	bool disabled = false, images = false;
+
+	if (vw_sysroot_read(sr, "etc/pve/storage.cfg", &text, NULL, CONF_MAX, NULL) < 0)
+		return NULL;
+	for (char *line = text, *next; line && !found; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (!isspace((unsigned char)line[0]) && strchr(line, ':')) {
+			if (cur && images && !disabled)
+				found = cur;
+			else
+				free(cur);
+			cur = NULL;
+			disabled = images = false;
+			line = strchr(line, ':') + 1;
+			cur = vw_xstrdup(vw_strtrim(line));
+		} else {
+			char *t = vw_strtrim(line);
+
+			if (vw_startswith(t, "content") && isspace((unsigned char)t[7]))
+				images = strstr(t, "images") != NULL;
+			else if (vw_startswith(t, "disable"))
+				disabled = true;
+		}
+	}
+	if (!found && cur && images && !disabled)
+		found = cur;
+	else if (cur != found)
+		free(cur);
+	free(text);
+	return found;
+}
+
+static char *node_name(const struct vw_sysroot *sr)
+{
+	char *h = vw_sysroot_read_line(sr, "etc/hostname");
+
+	if (!h || !*h) {
+		free(h);
+		return vw_xstrdup("NODE");
+	}
+	h[strcspn(h, ".")] = '\0';
+	return h;
+}
+
+/* A stable MAC in Proxmox's range (BC:24:11), so that planning twice gives
+ * the same file. */
+static char *stable_mac(const char *node, long vmid, const char *name)
+{
+	char *key = vw_xasprintf("%s/%ld/%s", node, vmid, name);
+	uint32_t h = 2166136261u;
+
+	for (const char *p = key; *p; p++)
+		h = (h ^ (unsigned char)*p) * 16777619u;
+	free(key);
+	return vw_xasprintf("BC:24:11:%02X:%02X:%02X", (h >> 16) & 0xff, (h >> 8) & 0xff, h & 0xff);
+}
+
+/* "STORAGE:SIZE[,...]": Proxmox's syntax for "allocate a new volume". */
+static bool is_allocation(const char *v)
+{
+	const char *colon = strchr(v, ':');
+	size_t n;
+
+	if (!colon || colon == v || !isalpha((unsigned char)v[0]) || memchr(v, '/', (size_t)(colon - v)))
+		return false;
+	n = strspn(colon + 1, "0123456789.");
+	return n > 0 && (colon[1 + n] == '\0' || colon[1 + n] == ',');
+}
+
+/* ---- hostpci --------------------------------------------------------------------- */
+
+/* Does an existing hostpci value pass (a function of) slot s? */
+static bool hostpci_has_slot(const char *value, const struct vw_vm_slot *s)
+{
+	char want[16], *copy = vw_xstrdup(value), *ids = copy;
+	bool hit = false;
+
+	snprintf(want, sizeof(want), "%04x:%02x:%02x", s->domain, s->bus, s->dev);
+	ids[strcspn(ids, ",")] = '\0';
+	if (vw_startswith(ids, "host="))
+		ids += 5;
+	for (char *id = ids, *next; id && *id && !hit; id = next) {
+		char full[32];
+
+		next = strchr(id, ';');
+		if (next)
+			*next++ = '\0';
+		/* The domain is optional. */
+		snprintf(full, sizeof(full), "%s%s", strlen(id) <= 7 ? "0000:" : "", id);
+		for (char *p = full; *p; p++)
+			*p = (char)tolower((unsigned char)*p);
+		hit = strncmp(full, want, strlen(want)) == 0 &&
+		      (full[strlen(want)] == '\0' || full[strlen(want)] == '.');
+	}
+	free(copy);
+	return hit;
+}
+
+static char *hostpci_value(const struct vw_facts *f, const struct vw_vm_slot *s, bool pcie, bool xvga)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	if (s->all_functions) {
+		vw_buf_printf(&b, "%04x:%02x:%02x", s->domain, s->bus, s->dev);
+	} else {
+		/* Some functions only: listed, Proxmox keeps them together. */
+		for (size_t k = 0; k < s->ndevs; k++)
+			vw_buf_printf(&b, "%s%s", k ? ";" : "", f->devs[s->devs[k]].addr);
+	}
+	if (pcie)
+		vw_buf_adds(&b, ",pcie=1");
+	if (xvga)
+		vw_buf_adds(&b, ",x-vga=1");
+	return vw_buf_steal(&b);
+}
+
+static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
+			size_t nslots, bool pcie, bool primary, struct vw_err *err)
+{
+	int used[VW_PVE_MAX_HOSTPCI];
+	bool xvga_done = false;
+
+	for (int i = 0; i < VW_PVE_MAX_HOSTPCI; i++) {
+		char key[16];
+
+		snprintf(key, sizeof(key), "hostpci%d", i);
+		used[i] = conf_get(c, key) ? -1 : 0;	/* -1: someone else's */
+	}
+	for (size_t s = 0; s < nslots; s++) {
+		int at = -1;
+		char key[16], *value;
+		bool xvga = primary && slots[s].vga && !xvga_done;
+
+		/* An entry that passes this slot already: ours from before. */
+		for (int i = 0; i < VW_PVE_MAX_HOSTPCI; i++) {
+			const char *v;
+
+			snprintf(key, sizeof(key), "hostpci%d", i);
+			v = conf_get(c, key);
+			if (!v || used[i] > 0 || !hostpci_has_slot(v, &slots[s]))
+				continue;
+			if (at < 0) {
+				at = i;
+			} else {
+				conf_delete(c, key);
+				used[i] = 0;
+			}
+		}
+		for (int i = 0; i < VW_PVE_MAX_HOSTPCI && at < 0; i++)
+			if (used[i] == 0)
+				at = i;
+		if (at < 0)
+			return vw_err_set(err, -ENOSPC,
+					  _("the VM has no free hostpci entry left (Proxmox allows %d)"),
+					  VW_PVE_MAX_HOSTPCI);
+		used[at] = 1;
+		xvga_done |= xvga;
+		value = hostpci_value(ctx->facts, &slots[s], pcie, xvga);
+		if (!vw_pve_hostpci_valid(value, err)) {
+			free(value);
+			return -EINVAL;
+		}
+		snprintf(key, sizeof(key), "hostpci%d", at);
+		conf_set(c, key, value);
+		free(value);
+	}
+	return 0;
+}
+
+/* cpu: keep the type and its other options, set hidden=1. */
+static void plan_cpu_hidden(struct conf *c)
+{
+	const char *v = conf_get(c, "cpu");
+	struct vw_buf b = VW_BUF_INIT;
+	char *copy, *save = NULL;
+	bool first = true;
+
+	copy = vw_xstrdup(v && *v ? v : "host");
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (vw_startswith(t, "hidden="))
+			continue;
+		vw_buf_printf(&b, "%s%s", first ? "" : ",", t);
+		first = false;
+	}
+	vw_buf_adds(&b, ",hidden=1");
+	conf_set(c, "cpu", b.data);
+	vw_buf_done(&b);
+	free(copy);
+}
+
+/* ---- cluster mapping -------------------------------------------------------------- */
+
+static void mapping_text(struct vw_buf *out, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
+			 size_t nslots, long vmid, const char *node)
+{
+	const struct vw_facts *f = ctx->facts;
+	struct vw_buf cfg = VW_BUF_INIT;
+
+	vw_buf_adds(&cfg, "");
+	vw_buf_printf(out, "# %s\n",
+		      _("On a cluster, resource mappings let the VM move to nodes that have the same devices:"));
+	for (size_t s = 0; s < nslots; s++) {
+		const struct vw_pci_dev *d = &f->devs[slots[s].devs[0]];
+		struct vw_buf map = VW_BUF_INIT;
+
+		/* The keys in the order Proxmox writes them. */
+		vw_buf_printf(&map, "id=%04x:%04x", d->vendor, d->device);
+		if (d->group >= 0)
+			vw_buf_printf(&map, ",iommugroup=%d", d->group);
+		vw_buf_printf(&map, ",node=%s,path=%04x:%02x:%02x", node, slots[s].domain, slots[s].bus,
+			      slots[s].dev);
+		if (d->has_subsys)
+			vw_buf_printf(&map, ",subsystem-id=%04x:%04x", d->subvendor, d->subdevice);
+		vw_buf_printf(out, "pvesh create /cluster/mapping/pci --id vfiowiz-%ld-%zu --map %s\n", vmid,
+			      s, map.data);
+		vw_buf_printf(&cfg, "#   vfiowiz-%ld-%zu\n#   \tmap %s\n", vmid, s, map.data);
+		vw_buf_done(&map);
+	}
+	vw_buf_printf(out, "# %s\n%s", _("/etc/pve/mapping/pci.cfg then holds:"), cfg.data);
+	vw_buf_printf(out, "# %s\n",
+		      _("and the VM's hostpci entries take mapping=ID (in this order) in place of the address, their other options unchanged."));
+	vw_buf_done(&cfg);
+}
+
+/* ---- the back end ------------------------------------------------------------------ */
+
+struct disk_value {
+	char *value;		/* for @DISK@ */
+	char *create_cmd;	/* qemu-img create ..., or NULL */
+};
+
+/* reuse: the VM is ours from an earlier run, so an image at the path is the
+ * one that run created. */
+static int disk_value(const struct vw_vm_ctx *ctx, const char *storage, bool reuse,
+		      struct disk_value *dv, struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &ctx->choices->vm;
+	long gib = vm->storage_size_gib > 0 ? vm->storage_size_gib : VW_VM_DEFAULT_DISK_GIB;
+	int rc = 0;
+
+	memset(dv, 0, sizeof(*dv));
+	switch (vm->storage_type) {
+	case VW_STORAGE_QCOW2:
+		if (!vm->storage_path[0]) {
+			/* On a Proxmox storage: allocated by qm set. */
+			dv->value = vw_xasprintf("%s:%ld", storage, gib);
+			break;
+		}
+		if (reuse && vw_sysroot_exists(ctx->sr, vm->storage_path)) {
+			dv->value = vw_xstrdup(vm->storage_path);
+		} else {
+			struct vw_image_info ii;
+
+			rc = vw_storage_check_new_image(ctx->sr, vm->storage_path, (uint64_t)gib << 30, &ii,
+							err);
+			if (rc < 0)
+				return rc;
+			dv->create_cmd = vw_storage_qcow2_cmd(vm->storage_path, (uint64_t)gib << 30);
+			dv->value = vw_xstrdup(vm->storage_path);
+		}
+		break;
+	case VW_STORAGE_IMAGE: {
+		struct vw_image_info ii;
+
+		rc = vw_storage_check_image(ctx->sr, vm->storage_path, &ii, err);
+		if (rc < 0)
+			return rc;
+		dv->value = vw_xstrdup(vm->storage_path);
+		break;
+	}
+	case VW_STORAGE_DISK:
+		rc = vw_vm_check_whole_disk(ctx->sr, vm->storage_path, err);
+		if (rc < 0)
+			return rc;
+		dv->value = vw_xstrdup(vm->storage_path);
+		break;
+	}
+	return 0;
+}
+
+/* The template's lines, expanded, as a conf. */
+static int template_conf(struct conf *t, const struct vw_vm_ctx *ctx, long vmid, const char *storage,
+			 const char *disk, const char *node, struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &ctx->choices->vm;
+	const char *tname = vm->guest_os == VW_GUEST_WINDOWS ? "proxmox-windows.conf" : "proxmox-linux.conf";
+	char cores[24], memory[24], *mac = stable_mac(node, vmid, vm->name), *text = NULL;
+	struct vw_buf out = VW_BUF_INIT;
+	size_t len;
+	int rc;
+
+	snprintf(cores, sizeof(cores), "%ld", vm->vcpus);
+	snprintf(memory, sizeof(memory), "%ld", vm->memory_mib);
+	{
+		const struct vw_tvar vars[] = {
+			{ "NAME", vm->name }, { "CORES", cores }, { "MEMORY", memory },
+			{ "STORAGE", storage }, { "DISK", disk }, { "MAC", mac },
+		};
+
+		rc = vw_template_load(tname, &text, &len, err);
+		if (rc == 0)
+			rc = vw_template_expand(&out, text, len, vars, VW_ARRAY_SIZE(vars), tname, err);
+	}
+	if (rc == 0)
+		conf_parse(t, out.data, true);
+	free(text);
+	free(mac);
+	vw_buf_done(&out);
+	return rc;
+}
+
+static void add_post_argv(struct vw_plan *p, const char *const *argv)
+{
+	char *cmd = vw_exec_join(argv);
+
+	vw_plan_add_post(p, cmd);
+	free(cmd);
+}
+
+static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm_info *info,
+		    struct vw_err *err)
+{
+	const struct vw_choices *ch = ctx->choices;
+	const struct vw_vm_choices *vm = &ch->vm;
+	bool code43 = vw_vm_code43(ch, ctx->facts, ctx->unit), primary = !ch->access.vnc;
+	bool reuse = false, q35;
+	long vmid = vm->vmid;
+	char *text = NULL, *path = NULL, *data = NULL, *storage = NULL, *node = node_name(ctx->sr);
+	struct vw_vm_slot *slots = NULL;
+	char **akey = vw_xcalloc(1, sizeof(char *)), **aval = vw_xcalloc(1, sizeof(char *));
+	size_t nalloc = 0;	/* volumes to allocate with qm set */
+	struct disk_value dv = { 0 };
+	struct conf c;
+	size_t nslots = vw_vm_slots(ctx->facts, ctx->unit, &slots), len;
+	const char *v;
+	int rc = 0;
+
+	conf_init(&c, 0);
+	if (vm->name[0] && !pve_name_ok(vm->name)) {
+		rc = vw_err_set(err, -EINVAL,
+				_("'%s' cannot be a Proxmox VM name: use letters, digits, '-' and '.' (a DNS name)"),
+				vm->name);
+		goto out;
+	}
+	if (!vm->existing && !vm->name[0]) {
+		rc = vw_err_set(err, -EINVAL, _("a new VM needs a name"));
+		goto out;
+	}
+	if (vm->existing) {
+		if (vmid <= 0 && !(vmid = find_by_name(ctx->sr, vm->name, false))) {
+			rc = vw_err_set(err, -ENOENT, _("this node has no VM named %s"), vm->name);
+			goto out;
+		}
+		rc = read_conf(ctx->sr, vmid, &text, err);
+		if (rc < 0)
+			goto out;
+		c.vmid = vmid;
+		conf_parse(&c, text, false);
+	} else {
+		if (vmid <= 0)
+			vmid = find_by_name(ctx->sr, vm->name, true);
+		if (vmid > 0 && read_conf(ctx->sr, vmid, &text, NULL) == 0) {
+			conf_parse(&c, text, false);
+			reuse = c.n && strstr(c.line[0], "vfiowiz");
+			if (!reuse) {
+				rc = vw_err_set(err, -EEXIST,
+						_("VMID %ld exists already and was not made by vfiowiz: choose it as an existing VM, or another VMID"),
+						vmid);
+				goto out;
+			}
+		}
+		if (vmid <= 0)
+			vmid = vw_pve_next_vmid(ctx->sr);
+		c.vmid = vmid;
+	}
+	free(info->name);
+	info->name = vw_xstrdup(vm->name[0] ? vm->name : (v = conf_get(&c, "name")) ? v : "");
+	info->vmid = vmid;
+	info->created = !vm->existing;
+	path = vw_xasprintf("%s/%ld.conf", QEMU_DIR, vmid);
+	free(info->config_path);
+	info->config_path = vw_xstrdup(path);
+
+	if (!vm->existing) {
+		struct conf t;
+
+		storage = images_storage(ctx->sr);
+		if (!storage) {
+			storage = vw_xstrdup("local-lvm");
+			vw_vm_info_note(info, _("No storage for VM images was found in /etc/pve/storage.cfg: the EFI disk goes to local-lvm."));
+		}
+		rc = disk_value(ctx, storage, reuse, &dv, err);
+		if (rc < 0)
+			goto out;
+		conf_init(&t, vmid);
+		rc = template_conf(&t, ctx, vmid, storage, dv.value, node, err);
+		for (size_t i = 0; rc == 0 && i < t.n; i++) {
+			size_t kl = key_len(t.line[i]);
+			char key[64];
+
+			if (!kl) {
+				/* The description: a new file takes the template's. */
+				if (!reuse && t.line[i][0] == '#')
+					conf_insert(&c, c.n, vw_xstrdup(t.line[i]));
+				continue;
+			}
+			snprintf(key, sizeof(key), "%.*s", (int)kl, t.line[i]);
+			if (is_allocation(line_value(t.line[i]))) {
+				if (!conf_get(&c, key)) {
+					akey = vw_xreallocarray(akey, nalloc + 2, sizeof(char *));
+					aval = vw_xreallocarray(aval, nalloc + 2, sizeof(char *));
+					akey[nalloc] = vw_xstrdup(key);
+					aval[nalloc++] = vw_xstrdup(line_value(t.line[i]));
+					akey[nalloc] = aval[nalloc] = NULL;
+				}
+				continue;
+			}
+			/* A volume planned by an earlier run stays as it is. */
+			if (reuse && conf_get(&c, key) && (vw_startswith(key, "scsi") ||
+							   vw_startswith(key, "efidisk")))
+				continue;
+			conf_set(&c, key, line_value(t.line[i]));
+		}
+		conf_done(&t);
+		if (rc < 0)
+			goto out;
+	}
+
+	q35 = (v = conf_get(&c, "machine")) && strstr(v, "q35");
+	if (!q35)
+		vw_vm_info_note(info, _("VM %ld uses the i440fx machine type: the GPU is passed without pcie=1. Switching an installed guest to q35 is left to you (Hardware, Machine)."),
+				vmid);
+	if (vm->existing && (!(v = conf_get(&c, "bios")) || strcmp(v, "ovmf") != 0))
+		vw_vm_info_note(info, _("VM %ld boots with SeaBIOS and keeps it: switching an installed guest to OVMF would leave it unbootable."),
+				vmid);
+	rc = plan_hostpci(&c, ctx, slots, nslots, q35, primary, err);
+	if (rc < 0)
+		goto out;
+	if (code43)
+		plan_cpu_hidden(&c);
+	if (primary) {
+		bool any_vga = false;
+
+		for (size_t s = 0; s < nslots; s++)
+			any_vga |= slots[s].vga;
+		if (any_vga)
+			conf_set(&c, "vga", "none");
+	}
+
+	data = conf_text(&c, &len);
+	{
+		struct vw_file_spec spec = {
+			.path = path,
+			.data = data,
+			.len = len,
+			.mode = 0640,
+			.why = vm->existing ? N_("Proxmox VM: the GPU's functions added (main section only)")
+					    : N_("new Proxmox VM with the GPU's functions"),
+		};
+
+		rc = vw_plan_add(p, ctx->sr, &spec, err);
+	}
+	if (rc < 0)
+		goto out;
+	if (rc > 0) {
+		char id[24];
+
+		snprintf(id, sizeof(id), "%ld", vmid);
+		if (dv.create_cmd)
+			vw_plan_add_post(p, dv.create_cmd);
+		for (size_t i = 0; i < nalloc; i++) {
+			char *opt = vw_xasprintf("--%s", akey[i]);
+			const char *argv[] = { "qm", "set", id, opt, aval[i], NULL };
+
+			add_post_argv(p, argv);
+			free(opt);
+		}
+	}
+	rc = 0;
+
+	/* What a user would type instead. */
+	free(info->commands);
+	{
+		struct vw_buf cmds = VW_BUF_INIT;
+
+		vw_buf_adds(&cmds, "");
+		if (!vm->existing && !reuse) {
+			vw_buf_printf(&cmds, "qm create %ld", vmid);
+			for (size_t i = 0; i < c.n; i++) {
+				size_t kl = key_len(c.line[i]);
+				char *o, *val;
+
+				if (!kl)
+					continue;
+				o = vw_xasprintf("--%.*s", (int)kl, c.line[i]);
+				{
+					const char *argv[] = { o, line_value(c.line[i]), NULL };
+
+					val = vw_exec_join(argv);
+				}
+				vw_buf_printf(&cmds, " \\\n  %s", val);
+				free(val);
+				free(o);
+			}
+			for (size_t i = 0; i < nalloc; i++)
+				vw_buf_printf(&cmds, " \\\n  --%s %s", akey[i], aval[i]);
+			vw_buf_adds(&cmds, "\n");
+		} else {
+			vw_buf_adds(&cmds, c.cmds.data);
+		}
+		if (vw_sysroot_exists(ctx->sr, "etc/pve/corosync.conf"))
+			mapping_text(&cmds, ctx, slots, nslots, vmid, node);
+		info->commands = vw_buf_steal(&cmds);
+	}
+	if (!vm->existing && vm->guest_os == VW_GUEST_WINDOWS)
+		vw_vm_info_note(info, _("Windows Setup needs the virtio-win drivers to see the virtio-scsi disk: add the Windows installer and the virtio-win ISO as CD-ROMs (Hardware, Add, CD/DVD Drive) before the first start."));
+	if (ch->access.vnc)
+		vw_vm_info_note(info, _("The emulated display stays (for Proxmox's console): the GPU is a second display. Without VNC in the answers the GPU becomes the primary display (x-vga=1, vga: none)."));
+	vw_vm_info_note(info, _("Start the VM with: qm start %ld"), vmid);
+out:
+	free(data);
+	free(text);
+	free(path);
+	free(storage);
+	free(node);
+	free(dv.value);
+	free(dv.create_cmd);
+	vw_strv_free(akey);
+	vw_strv_free(aval);
+	conf_done(&c);
+	vw_vm_slots_free(slots, nslots);
+	return rc;
+}
+
+const struct vw_vm_ops vw_vm_proxmox_ops = {
+	.name = "proxmox",
+	.target = VW_VM_PROXMOX,
+	.detect = pve_detect,
+	.plan = pve_plan,
+};

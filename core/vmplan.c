@@ -1,0 +1,485 @@
+/* vmplan.c - the VM step: templates, the unit slot by slot, back-end choice. */
+#include "vmplan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "storage.h"
+
+/* ---- templates ----------------------------------------------------------- */
+
+#define TEMPLATE_MAX (256u << 10)
+
+char *vw_template_dir(void)
+{
+	const char *cands[] = {
+		getenv("VFIOWIZ_TEMPLATES"),
+#ifdef VW_SRCDIR
+		VW_SRCDIR "/templates",
+#endif
+#ifdef VW_PKGDATADIR
+		VW_PKGDATADIR "/templates",
+#endif
+	};
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(cands); i++) {
+		char *p;
+
+		if (!cands[i] || !*cands[i])
+			continue;
+		p = vw_xasprintf("%s/libvirt-windows.xml", cands[i]);
+		if (access(p, R_OK) == 0) {
+			free(p);
+			return vw_xstrdup(cands[i]);
+		}
+		free(p);
+	}
+	return NULL;
+}
+
+int vw_template_load(const char *name, char **text, size_t *len, struct vw_err *err)
+{
+	char *dir = vw_template_dir(), *path;
+	struct vw_buf b = VW_BUF_INIT;
+	char chunk[8192];
+	size_t n;
+	FILE *fp;
+	int rc = 0;
+
+	*text = NULL;
+	if (!dir)
+		return vw_err_set(err, -ENOENT,
+				  _("the templates are not installed (set VFIOWIZ_TEMPLATES to their directory)"));
+	path = vw_xasprintf("%s/%s", dir, name);
+	free(dir);
+	fp = fopen(path, "re");
+	if (!fp) {
+		rc = vw_err_set(err, -errno, _("cannot read the template %s: %s"), path, strerror(errno));
+		free(path);
+		return rc;
+	}
+	vw_buf_adds(&b, "");
+	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
+		vw_buf_add(&b, chunk, n);
+		if (b.len > TEMPLATE_MAX) {
+			rc = vw_err_set(err, -EFBIG, _("the template %s is too large"), path);
+			break;
+		}
+	}
+	if (!rc && ferror(fp))
+		rc = vw_err_set(err, -EIO, _("cannot read the template %s"), path);
+	fclose(fp);
+	free(path);
+	if (rc) {
+		vw_buf_done(&b);
+		return rc;
+	}
+	if (len)
+		*len = b.len;
+	*text = vw_buf_steal(&b);
+	return 0;
+}
+
+int vw_template_expand(struct vw_buf *out, const char *text, size_t len,
+		       const struct vw_tvar *vars, size_t nvars, const char *tname,
+		       struct vw_err *err)
+{
+	size_t i = 0;
+
+	vw_buf_adds(out, "");
+	while (i < len) {
+		size_t j = i + 1;
+		bool found = false;
+
+		if (text[i] != '@' || j >= len || !isupper((unsigned char)text[j])) {
+			vw_buf_addc(out, text[i++]);
+			continue;
+		}
+		while (j < len && (isupper((unsigned char)text[j]) || isdigit((unsigned char)text[j]) ||
+				   text[j] == '_'))
+			j++;
+		if (j >= len || text[j] != '@') {
+			vw_buf_addc(out, text[i++]);
+			continue;
+		}
+		for (size_t k = 0; k < nvars; k++) {
+			if (strlen(vars[k].name) == j - i - 1 &&
+			    memcmp(vars[k].name, text + i + 1, j - i - 1) == 0) {
+				vw_buf_adds(out, vars[k].value);
+				found = true;
+				break;
+			}
+		}
+		if (!found)
+			return vw_err_set(err, -EINVAL, _("the template %s uses an unknown variable %.*s"),
+					  tname, (int)(j - i + 1), text + i);
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* ---- slots --------------------------------------------------------------- */
+
+static bool same_slot(const struct vw_pci_dev *d, const struct vw_vm_slot *s)
+{
+	return d->domain == s->domain && d->bus == s->bus && d->dev == s->dev;
+}
+
+size_t vw_vm_slots(const struct vw_facts *f, const struct vw_unit *u, struct vw_vm_slot **slots)
+{
+	struct vw_vm_slot *v = NULL;
+	size_t n = 0;
+
+	for (size_t i = 0; u && i < u->n; i++) {
+		const struct vw_pci_dev *d;
+		struct vw_vm_slot *s = NULL;
+
+		if (u->m[i].dev < 0 || (size_t)u->m[i].dev >= f->ndevs)
+			continue;
+		d = &f->devs[u->m[i].dev];
+		for (size_t k = 0; k < n && !s; k++)
+			if (same_slot(d, &v[k]))
+				s = &v[k];
+		if (!s) {
+			v = vw_xreallocarray(v, n + 1, sizeof(*v));
+			s = &v[n++];
+			memset(s, 0, sizeof(*s));
+			s->domain = d->domain;
+			s->bus = d->bus;
+			s->dev = d->dev;
+		}
+		s->devs = vw_xreallocarray(s->devs, s->ndevs + 1, sizeof(int));
+		s->devs[s->ndevs++] = u->m[i].dev;
+		if (vw_dev_is_display(d)) {
+			s->gpu = true;
+			if ((d->class_code >> 8) == 0x0300)
+				s->vga = true;
+			if (d->vendor == 0x10de)
+				s->nvidia = true;
+		}
+	}
+	for (size_t k = 0; k < n; k++) {
+		size_t host = 0;
+
+		/* Members come in address order, but keep functions sorted anyway. */
+		for (size_t a = 1; a < v[k].ndevs; a++)
+			for (size_t b = a; b > 0 && f->devs[v[k].devs[b - 1]].func >
+						      f->devs[v[k].devs[b]].func; b--) {
+				int t = v[k].devs[b];
+
+				v[k].devs[b] = v[k].devs[b - 1];
+				v[k].devs[b - 1] = t;
+			}
+		for (size_t i = 0; i < f->ndevs; i++)
+			if (same_slot(&f->devs[i], &v[k]))
+				host++;
+		v[k].all_functions = host == v[k].ndevs;
+	}
+	*slots = v;
+	return n;
+}
+
+void vw_vm_slots_free(struct vw_vm_slot *slots, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(slots[i].devs);
+	free(slots);
+}
+
+bool vw_vm_code43(const struct vw_choices *c, const struct vw_facts *f, const struct vw_unit *u)
+{
+	if (!c->vm.hide_kvm || c->vm.guest_os != VW_GUEST_WINDOWS)
+		return false;
+	for (size_t i = 0; u && i < u->n; i++) {
+		const struct vw_pci_dev *d = &f->devs[u->m[i].dev];
+
+		if (vw_dev_is_display(d) && d->vendor == 0x10de)
+			return true;
+	}
+	return false;
+}
+
+/* ---- info ---------------------------------------------------------------- */
+
+void vw_vm_info_init(struct vw_vm_info *i)
+{
+	memset(i, 0, sizeof(*i));
+	i->name = vw_xstrdup("");
+	i->config_path = vw_xstrdup("");
+	i->commands = vw_xstrdup("");
+	i->notes = vw_xcalloc(1, sizeof(char *));
+}
+
+void vw_vm_info_done(struct vw_vm_info *i)
+{
+	free(i->name);
+	free(i->config_path);
+	free(i->commands);
+	vw_strv_free(i->notes);
+	memset(i, 0, sizeof(*i));
+}
+
+void vw_vm_info_note(struct vw_vm_info *i, const char *fmt, ...)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	va_list ap;
+
+	va_start(ap, fmt);
+	vw_buf_vprintf(&b, fmt, ap);
+	va_end(ap);
+	i->notes = vw_xreallocarray(i->notes, i->nnotes + 2, sizeof(char *));
+	i->notes[i->nnotes++] = vw_buf_steal(&b);
+	i->notes[i->nnotes] = NULL;
+}
+
+/* ---- helpers ------------------------------------------------------------- */
+
+bool vw_vm_name_ok(const char *name)
+{
+	size_t n = strlen(name);
+
+	if (n == 0 || n > 64 || name[0] == '.' || name[0] == '-')
+		return false;
+	for (const char *p = name; *p; p++)
+		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p))
+			return false;
+	return true;
+}
+
+int vw_vm_check_whole_disk(const struct vw_sysroot *sr, const char *path, struct vw_err *err)
+{
+	struct vw_storage st;
+	const struct vw_blk_disk *disk = NULL;
+	int rc = vw_storage_list(sr, &st, err);
+
+	if (rc == 0)
+		rc = vw_storage_check_disk(&st, path, &disk, err);
+	vw_storage_done(&st);
+	return rc;
+}
+
+/* Highest NNN of NNN.conf in dir, or 0. */
+static long max_conf_id(const struct vw_sysroot *sr, const char *dir)
+{
+	char **names = NULL;
+	long max = 0;
+
+	if (vw_sysroot_list(sr, dir, &names) < 0)
+		return 0;
+	for (size_t i = 0; names[i]; i++) {
+		char *end;
+		long id = strtol(names[i], &end, 10);
+
+		if (end != names[i] && isdigit((unsigned char)names[i][0]) &&
+		    strcmp(end, ".conf") == 0 && id > max && id < 1000000000)
+			max = id;
+	}
+	vw_strv_free(names);
+	return max;
+}
+
+long vw_pve_next_vmid(const struct vw_sysroot *sr)
+{
+	long max = max_conf_id(sr, "etc/pve/qemu-server");
+	char **nodes = NULL;
+
+	if (vw_sysroot_list(sr, "etc/pve/nodes", &nodes) >= 0) {
+		for (size_t i = 0; nodes[i]; i++) {
+			static const char *const sub[] = { "qemu-server", "lxc" };
+
+			for (size_t k = 0; k < VW_ARRAY_SIZE(sub); k++) {
+				char *d = vw_xasprintf("etc/pve/nodes/%s/%s", nodes[i], sub[k]);
+				long m = max_conf_id(sr, d);
+
+				if (m > max)
+					max = m;
+				free(d);
+			}
+		}
+		vw_strv_free(nodes);
+	}
+	return max < 100 ? 100 : max + 1;
+}
+
+static bool hex_run(const char *s, size_t n, size_t min, size_t max)
+{
+	if (n < min || n > max)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!isdigit((unsigned char)s[i]) && !(s[i] >= 'a' && s[i] <= 'f'))
+			return false;
+	return true;
+}
+
+/* [DOMAIN:]BB:DD[.F], lowercase hex (formats.md 7). */
+static bool pci_id_ok(const char *s, size_t n)
+{
+	const char *colon = memchr(s, ':', n);
+	size_t ncolons = 0;
+
+	for (size_t i = 0; i < n; i++)
+		ncolons += s[i] == ':';
+	if (!colon || ncolons > 2)
+		return false;
+	if (ncolons == 2) {
+		if (!hex_run(s, (size_t)(colon - s), 4, 8))
+			return false;
+		n -= (size_t)(colon - s) + 1;
+		s = colon + 1;
+	}
+	if (n < 5 || !hex_run(s, 2, 2, 2) || s[2] != ':' || !hex_run(s + 3, 2, 2, 2))
+		return false;
+	if (n == 5)
+		return true;
+	return n == 7 && s[5] == '.' && s[6] >= '0' && s[6] <= '7';
+}
+
+static bool bool_ok(const char *v)
+{
+	static const char *const ok[] = { "0", "1", "on", "off", "yes", "no", "true", "false" };
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(ok); i++)
+		if (strcmp(v, ok[i]) == 0)
+			return true;
+	return false;
+}
+
+bool vw_pve_hostpci_valid(const char *value, struct vw_err *err)
+{
+	static const char *const bools[] = { "pcie", "x-vga", "rombar", "legacy-igd" };
+	static const char *const hexes[] = { "device-id", "vendor-id", "sub-device-id",
+					     "sub-vendor-id" };
+	char *copy = vw_xstrdup(value), *save = NULL, *tok;
+	bool host = false, mapping = false, ok = true, first = true;
+	char seen[16][16];
+	size_t nseen = 0;
+
+	for (tok = strtok_r(copy, ",", &save); tok && ok; tok = strtok_r(NULL, ",", &save), first = false) {
+		char *eq = strchr(tok, '=');
+		const char *key = eq ? tok : "host", *v = eq ? eq + 1 : tok;
+		bool known = false;
+
+		if (eq)
+			*eq = '\0';
+		else if (!first) {
+			ok = false;
+			vw_err_set(err, -EINVAL, _("hostpci: '%s' has no key"), tok);
+			break;
+		}
+		for (size_t i = 0; i < nseen; i++)
+			if (strcmp(seen[i], key) == 0) {
+				ok = false;
+				vw_err_set(err, -EINVAL, _("hostpci: key '%s' given twice"), key);
+			}
+		if (!ok)
+			break;
+		if (nseen < VW_ARRAY_SIZE(seen) && strlen(key) < sizeof(seen[0]))
+			strcpy(seen[nseen++], key);
+		if (strcmp(key, "host") == 0) {
+			const char *p = v;
+
+			known = host = true;
+			do {
+				size_t n = strcspn(p, ";");
+
+				if (!pci_id_ok(p, n)) {
+					ok = false;
+					vw_err_set(err, -EINVAL, _("hostpci: bad PCI address '%s'"), v);
+				}
+				p += n;
+			} while (ok && *p++ == ';');
+		} else if (strcmp(key, "mapping") == 0) {
+			known = mapping = true;
+			ok = isalpha((unsigned char)v[0]);
+			for (const char *p = v; *p && ok; p++)
+				ok = isalnum((unsigned char)*p) || *p == '-' || *p == '_';
+			if (!ok)
+				vw_err_set(err, -EINVAL, _("hostpci: bad mapping id '%s'"), v);
+		} else if (strcmp(key, "romfile") == 0 || strcmp(key, "mdev") == 0) {
+			known = true;
+			ok = *v && !strchr(v, '/') && !strchr(v, ';');
+			if (!ok)
+				vw_err_set(err, -EINVAL, _("hostpci: bad %s '%s'"), key, v);
+		} else if (strcmp(key, "driver") == 0) {
+			known = true;
+			ok = strcmp(v, "vfio") == 0 || strcmp(v, "keep") == 0;
+			if (!ok)
+				vw_err_set(err, -EINVAL, _("hostpci: bad %s '%s'"), key, v);
+		}
+		for (size_t i = 0; i < VW_ARRAY_SIZE(bools) && !known; i++)
+			if (strcmp(key, bools[i]) == 0) {
+				known = true;
+				ok = bool_ok(v);
+				if (!ok)
+					vw_err_set(err, -EINVAL, _("hostpci: bad %s '%s'"), key, v);
+			}
+		for (size_t i = 0; i < VW_ARRAY_SIZE(hexes) && !known; i++)
+			if (strcmp(key, hexes[i]) == 0) {
+				const char *h = strncmp(v, "0x", 2) == 0 ? v + 2 : v;
+
+				known = true;
+				ok = hex_run(h, strlen(h), 1, 4);
+				if (!ok)
+					vw_err_set(err, -EINVAL, _("hostpci: bad %s '%s'"), key, v);
+			}
+		if (ok && !known) {
+			ok = false;
+			vw_err_set(err, -EINVAL, _("hostpci: unknown key '%s'"), key);
+		}
+	}
+	if (ok && host == mapping) {
+		ok = false;
+		vw_err_set(err, -EINVAL, host ? _("hostpci: host and mapping exclude each other")
+					      : _("hostpci: neither host nor mapping"));
+	}
+	free(copy);
+	return ok;
+}
+
+/* ---- back-end choice ------------------------------------------------------ */
+
+static const struct vw_vm_ops *const backends[] = { &vw_vm_proxmox_ops, &vw_vm_libvirt_ops };
+
+const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t)
+{
+	for (size_t i = 0; i < VW_ARRAY_SIZE(backends); i++)
+		if (backends[i]->target == t)
+			return backends[i];
+	return &vw_vm_libvirt_ops;
+}
+
+const struct vw_vm_ops *vw_vm_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
+{
+	for (size_t i = 0; i < VW_ARRAY_SIZE(backends); i++)
+		if (backends[i]->detect(sr, f))
+			return backends[i];
+	return NULL;
+}
+
+int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
+		    const struct vw_choices *c, const struct vw_unit *u, struct vw_vm_info *info,
+		    struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &c->vm;
+	const struct vw_vm_ops *ops = vw_vm_ops_get(vm->target);
+	struct vw_vm_ctx ctx = { sr, f, c, u };
+
+	vw_vm_info_init(info);
+	if (!vm->name[0] && !(vm->target == VW_VM_PROXMOX && vm->vmid > 0))
+		return 0;
+	info->planned = true;
+	info->target = vm->target;
+	info->guest_os = vm->guest_os;
+	if (!u || u->n == 0)
+		return vw_err_set(err, -EINVAL, _("the VM needs at least one device: choose a GPU first"));
+	if (!ops->detect(sr, f))
+		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
+		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),
+				ops->name);
+	return ops->plan(p, &ctx, info, err);
+}

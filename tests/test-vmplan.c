@@ -1,0 +1,1002 @@
+/* test-vmplan.c - unit and golden tests of the VM step (libvirt, Proxmox).
+ *
+ * Every domain document generated here is also left in
+ * $top_builddir/tests/out/vm-domains/ for tests/validate-libvirt.sh.
+ */
+#include "testutil.h"
+#include "change.h"
+#include "exec.h"
+#include "vmplan.h"
+#include "vmfake.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+struct env {
+	char *root;
+	struct vw_sysroot *sr;
+	struct vw_plan plan;
+	struct vw_vm_info info;
+	struct vw_err err;
+};
+
+static void env_open(struct env *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->root = tu_mkroot();
+	/* A libvirt host with the default image directory. */
+	tu_mkdir(e->root, "var/lib/libvirt/images");
+	tu_mkdir(e->root, "etc/libvirt/qemu");
+	tu_write(e->root, "usr/bin/virsh", "");
+	assert_int_equal(vw_sysroot_open(&e->sr, e->root, &e->err), 0);
+	vw_plan_init(&e->plan);
+}
+
+static void env_close(struct env *e)
+{
+	vw_plan_done(&e->plan);
+	vw_vm_info_done(&e->info);
+	vw_sysroot_free(e->sr);
+	tu_rmtree(e->root);
+	free(e->root);
+}
+
+/* Plan; on failure print the message and fail. */
+static void plan_ok(struct env *e, const struct vw_choices *c, struct fake_host *h)
+{
+	vw_plan_done(&e->plan);
+	vw_plan_init(&e->plan);
+	vw_vm_info_done(&e->info);
+	vw_err_clear(&e->err);
+	if (vw_vmplan_build(&e->plan, e->sr, &h->f, c, &h->u, &e->info, &e->err) != 0)
+		fail_msg("vw_vmplan_build: %s", e->err.msg);
+	assert_true(e->info.planned);
+}
+
+/* Write every change of the plan into the scratch root, as apply would. */
+static void apply_all(struct env *e)
+{
+	for (size_t i = 0; i < e->plan.n; i++)
+		tu_write_bytes(e->root, e->plan.v[i].path, e->plan.v[i].new_data, e->plan.v[i].new_len);
+}
+
+static bool has_post(const struct vw_plan *p, const char *cmd)
+{
+	for (size_t i = 0; p->post_cmds[i]; i++)
+		if (strcmp(p->post_cmds[i], cmd) == 0)
+			return true;
+	return false;
+}
+
+/* Keep a generated domain for validate-libvirt.sh. */
+static void keep_domain(const char *name, const struct vw_change *c)
+{
+	const char *b = getenv("top_builddir");
+	char *dir;
+
+	if (!b)
+		return;
+	dir = vw_xasprintf("%s/tests/out/vm-domains", b);
+	tu_write_bytes(dir, name, c->new_data, c->new_len);
+	free(dir);
+}
+
+static const struct vw_change *only_change(struct env *e, const char *path)
+{
+	const struct vw_change *c = vw_plan_find(&e->plan, path);
+
+	assert_non_null(c);
+	return c;
+}
+
+/* ---- templates and helpers ------------------------------------------------- */
+
+static void test_template_expand(void **state)
+{
+	const struct vw_tvar vars[] = { { "A", "x" }, { "LONG_NAME2", "<y>" } };
+	const char *text = "@A@-@LONG_NAME2@ @a@ @@ '@FirewallAPI.dll,-28752' me@example @A";
+	struct vw_buf out = VW_BUF_INIT;
+	struct vw_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(vw_template_expand(&out, text, strlen(text), vars, 2, "t", &err), 0);
+	assert_string_equal(out.data, "x-<y> @a@ @@ '@FirewallAPI.dll,-28752' me@example @A");
+	vw_buf_done(&out);
+	assert_int_equal(vw_template_expand(&out, "@NOPE@", 6, vars, 2, "t", &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "@NOPE@"));
+	vw_buf_done(&out);
+}
+
+static void test_template_dir(void **state)
+{
+	char *dir = vw_template_dir(), *text = NULL;
+	struct vw_err err = { 0 };
+
+	(void)state;
+	assert_non_null(dir);
+	free(dir);
+	assert_int_equal(vw_template_load("libvirt-linux.xml", &text, NULL, &err), 0);
+	assert_non_null(strstr(text, "<domain"));
+	free(text);
+	assert_true(vw_template_load("no-such-template", &text, NULL, &err) < 0);
+	assert_null(text);
+}
+
+static void test_slots(void **state)
+{
+	struct fake_host h;
+	struct vw_vm_slot *s;
+	size_t n;
+
+	(void)state;
+	fake_turing(&h);
+	n = vw_vm_slots(&h.f, &h.u, &s);
+	assert_int_equal(n, 1);
+	assert_int_equal(s[0].ndevs, 4);
+	assert_true(s[0].all_functions && s[0].gpu && s[0].vga && s[0].nvidia);
+	vw_vm_slots_free(s, n);
+	fake_done(&h);
+
+	fake_nvswitch(&h);
+	n = vw_vm_slots(&h.f, &h.u, &s);
+	assert_int_equal(n, 12);
+	assert_false(s[0].gpu);
+	assert_true(s[4].gpu && !s[4].vga);
+	vw_vm_slots_free(s, n);
+	fake_done(&h);
+}
+
+static void test_code43_rule(void **state)
+{
+	struct fake_host h;
+	struct vw_choices c;
+
+	(void)state;
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "x");
+	assert_true(vw_vm_code43(&c, &h.f, &h.u));
+	c.vm.hide_kvm = false;
+	assert_false(vw_vm_code43(&c, &h.f, &h.u));
+	c.vm.hide_kvm = true;
+	c.vm.guest_os = VW_GUEST_LINUX;
+	assert_false(vw_vm_code43(&c, &h.f, &h.u));
+	fake_done(&h);
+	fake_amd(&h);
+	c.vm.guest_os = VW_GUEST_WINDOWS;
+	assert_false(vw_vm_code43(&c, &h.f, &h.u));
+	fake_done(&h);
+	vw_choices_done(&c);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	assert_true(vw_vm_name_ok("win11-gpu_1.test+x"));
+	assert_false(vw_vm_name_ok(""));
+	assert_false(vw_vm_name_ok("../etc"));
+	assert_false(vw_vm_name_ok("a/b"));
+	assert_false(vw_vm_name_ok(".hidden"));
+	assert_false(vw_vm_name_ok("sp ace"));
+	assert_false(vw_vm_name_ok("a'b"));
+}
+
+/* ---- libvirt --------------------------------------------------------------- */
+
+static void test_libvirt_new_windows(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+
+	(void)state;
+	env_open(&e);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "win11");
+	c.vm.memory_mib = 16384;
+	c.vm.vcpus = 8;
+	c.vm.storage_size_gib = 120;
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 1);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/win11.xml");
+	/* The VNC password makes it a secret: 0600, never in logs. */
+	assert_true(ch->secret);
+	assert_int_equal(ch->mode, 0600);
+	assert_false(ch->old_exists);
+	assert_non_null(strstr(ch->new_data, "passwd=\"s3cret\""));
+	assert_non_null(strstr(ch->new_data, "<hidden state=\"on\"/>"));
+	assert_non_null(strstr(ch->new_data, "vendor_id"));
+	assert_int_equal(e.plan.npost, 2);
+	assert_string_equal(e.plan.post_cmds[0],
+			    "qemu-img create -f qcow2 /var/lib/libvirt/images/win11.qcow2 120G");
+	assert_string_equal(e.plan.post_cmds[1], "virsh define /etc/vfiowiz/libvirt/win11.xml");
+	for (size_t i = 0; e.plan.post_cmds[i]; i++)
+		assert_null(strstr(e.plan.post_cmds[i], "s3cret"));
+	assert_string_equal(e.info.config_path, "etc/vfiowiz/libvirt/win11.xml");
+	assert_true(e.info.created && e.info.vnc);
+	golden("libvirt-new-windows-turing.xml", ch->new_data, ch->new_len);
+	keep_domain("new-windows-turing.xml", ch);
+
+	/* Planned again after the apply (and qemu-img): nothing to do. */
+	apply_all(&e);
+	tu_write(e.root, "var/lib/libvirt/images/win11.qcow2", "QFI\xfb");
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+	assert_int_equal(e.plan.npost, 0);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_libvirt_new_linux_novnc(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+
+	(void)state;
+	env_open(&e);
+	fake_amd(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "fedora");
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/fedora.xml");
+	assert_false(ch->secret);
+	assert_int_equal(ch->mode, 0600);
+	assert_null(strstr(ch->new_data, "graphics"));
+	assert_null(strstr(ch->new_data, "tablet"));
+	assert_null(strstr(ch->new_data, "hidden"));
+	assert_non_null(strstr(ch->new_data, "<model type=\"none\"/>"));
+	golden("libvirt-new-linux-amd.xml", ch->new_data, ch->new_len);
+	keep_domain("new-linux-amd.xml", ch);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_libvirt_new_nvswitch(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	const char *p;
+	size_t n = 0;
+
+	(void)state;
+	env_open(&e);
+	fake_nvswitch(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "hgx");
+	c.vm.memory_mib = 1 << 20;
+	c.vm.vcpus = 96;
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/hgx.xml");
+	for (p = ch->new_data; (p = strstr(p, "<hostdev ")); p++)
+		n++;
+	assert_int_equal(n, 12);
+	n = 0;
+	for (p = ch->new_data; (p = strstr(p, "pcie-root-port")); p++)
+		n++;
+	assert_int_equal(n, 12);
+	/* One function per slot: no multifunction. */
+	assert_null(strstr(ch->new_data, "multifunction"));
+	golden("libvirt-new-linux-nvswitch.xml", ch->new_data, ch->new_len);
+	keep_domain("new-linux-nvswitch.xml", ch);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+/* What virt-manager leaves in /etc/libvirt/qemu for a Windows 11 guest. */
+static const char existing_q35[] =
+	"<!--\n"
+	"WARNING: THIS IS AN AUTO-GENERATED FILE. CHANGES TO IT ARE LIKELY TO BE\n"
+	"OVERWRITTEN AND LOST. Changes to this xml configuration should be made using:\n"
+	"  virsh edit gaming\n"
+	"or other application using the libvirt API.\n"
+	"-->\n"
+	"\n"
+	"<domain type='kvm'>\n"
+	"  <name>gaming</name>\n"
+	"  <uuid>7f4a1c7e-5c1b-4a4e-9d0e-2b8e0e9d8c11</uuid>\n"
+	"  <description>My gaming VM &amp; more</description>\n"
+	"  <memory unit='KiB'>16777216</memory>\n"
+	"  <currentMemory unit='KiB'>16777216</currentMemory>\n"
+	"  <vcpu placement='static'>8</vcpu>\n"
+	"  <os firmware='efi'>\n"
+	"    <type arch='x86_64' machine='pc-q35-7.2'>hvm</type>\n"
+	"    <boot dev='hd'/>\n"
+	"  </os>\n"
+	"  <features>\n"
+	"    <acpi/>\n"
+	"    <apic/>\n"
+	"    <hyperv mode='custom'>\n"
+	"      <relaxed state='on'/>\n"
+	"      <vapic state='on'/>\n"
+	"      <spinlocks state='on' retries='8191'/>\n"
+	"    </hyperv>\n"
+	"    <vmport state='off'/>\n"
+	"  </features>\n"
+	"  <cpu mode='host-passthrough' check='none' migratable='on'/>\n"
+	"  <clock offset='localtime'>\n"
+	"    <timer name='hypervclock' present='yes'/>\n"
+	"  </clock>\n"
+	"  <devices>\n"
+	"    <emulator>/usr/bin/qemu-system-x86_64</emulator>\n"
+	"    <disk type='file' device='disk'>\n"
+	"      <driver name='qemu' type='qcow2'/>\n"
+	"      <source file='/var/lib/libvirt/images/gaming.qcow2'/>\n"
+	"      <target dev='sda' bus='sata'/>\n"
+	"      <address type='drive' controller='0' bus='0' target='0' unit='0'/>\n"
+	"    </disk>\n"
+	"    <controller type='usb' index='0' model='qemu-xhci' ports='15'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x02' slot='0x00' function='0x0'/>\n"
+	"    </controller>\n"
+	"    <controller type='pci' index='0' model='pcie-root'/>\n"
+	"    <controller type='pci' index='1' model='pcie-root-port'>\n"
+	"      <model name='pcie-root-port'/>\n"
+	"      <target chassis='1' port='0x10'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x0' multifunction='on'/>\n"
+	"    </controller>\n"
+	"    <controller type='pci' index='2' model='pcie-root-port'>\n"
+	"      <model name='pcie-root-port'/>\n"
+	"      <target chassis='2' port='0x11'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x02' function='0x1'/>\n"
+	"    </controller>\n"
+	"    <controller type='sata' index='0'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x1f' function='0x2'/>\n"
+	"    </controller>\n"
+	"    <interface type='network'>\n"
+	"      <mac address='52:54:00:aa:bb:cc'/>\n"
+	"      <source network='default'/>\n"
+	"      <model type='e1000e'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x01' slot='0x00' function='0x0'/>\n"
+	"    </interface>\n"
+	"    <graphics type='spice' autoport='yes'>\n"
+	"      <listen type='address'/>\n"
+	"      <image compression='off'/>\n"
+	"    </graphics>\n"
+	"    <video>\n"
+	"      <model type='qxl' ram='65536' vram='65536' vgamem='16384' heads='1' primary='yes'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x01' function='0x0'/>\n"
+	"    </video>\n"
+	"    <memballoon model='virtio'>\n"
+	"      <address type='pci' domain='0x0000' bus='0x03' slot='0x00' function='0x0'/>\n"
+	"    </memballoon>\n"
+	"  </devices>\n"
+	"</domain>\n";
+
+static void test_libvirt_existing(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	char *again;
+
+	(void)state;
+	env_open(&e);
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", existing_q35);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "gaming");
+	c.vm.existing = true;
+	plan_ok(&e, &c, &h);
+	/* libvirt's own file is never touched: ours is written and defined. */
+	assert_null(vw_plan_find(&e.plan, "etc/libvirt/qemu/gaming.xml"));
+	ch = only_change(&e, "etc/vfiowiz/libvirt/gaming.xml");
+	assert_true(ch->secret);
+	assert_null(strstr(ch->new_data, "AUTO-GENERATED"));
+	/* Everything else kept: uuid, description, spice, sata disk, qxl. */
+	assert_non_null(strstr(ch->new_data, "7f4a1c7e-5c1b-4a4e-9d0e-2b8e0e9d8c11"));
+	assert_non_null(strstr(ch->new_data, "My gaming VM &amp; more"));
+	assert_non_null(strstr(ch->new_data, "type=\"spice\""));
+	assert_non_null(strstr(ch->new_data, "bus=\"sata\""));
+	assert_non_null(strstr(ch->new_data, "type=\"qxl\""));
+	/* New root ports after the highest bus in use (3). */
+	assert_non_null(strstr(ch->new_data, "index=\"4\" model=\"pcie-root-port\""));
+	assert_int_equal(e.plan.npost, 1);
+	assert_string_equal(e.plan.post_cmds[0], "virsh define /etc/vfiowiz/libvirt/gaming.xml");
+	golden("libvirt-existing-q35.xml", ch->new_data, ch->new_len);
+	keep_domain("existing-q35.xml", ch);
+
+	/* libvirt defined it: its file now holds our bytes.  Nothing more. */
+	again = vw_xstrndup(ch->new_data, ch->new_len);
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", again);
+	free(again);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+	assert_true(e.info.nnotes >= 1);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static const char existing_pc[] =
+	"<domain type='kvm'>\n"
+	"  <name>old</name>\n"
+	"  <memory unit='KiB'>4194304</memory>\n"
+	"  <vcpu>2</vcpu>\n"
+	"  <os><type arch='x86_64' machine='pc-i440fx-7.2'>hvm</type></os>\n"
+	"  <devices>\n"
+	"    <controller type='pci' index='0' model='pci-root'/>\n"
+	"    <interface type='network'><source network='default'/><model type='virtio'/>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x03' function='0x0'/></interface>\n"
+	"    <hostdev mode='subsystem' type='pci' managed='yes'>\n"
+	"      <source><address domain='0x0000' bus='0x0c' slot='0x00' function='0x0'/></source>\n"
+	"      <address type='pci' domain='0x0000' bus='0x00' slot='0x05' function='0x0'/></hostdev>\n"
+	"  </devices>\n"
+	"</domain>\n";
+
+static void test_libvirt_existing_pc(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+
+	(void)state;
+	env_open(&e);
+	tu_write(e.root, "etc/libvirt/qemu/old.xml", existing_pc);
+	fake_amd(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "old");
+	c.vm.existing = true;
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/old.xml");
+	/* No root ports on i440fx: a free slot of bus 0, the old entry for
+	 * function 0 replaced so that both functions sit together. */
+	assert_null(strstr(ch->new_data, "pcie-root-port"));
+	assert_non_null(strstr(ch->new_data,
+			       "bus=\"0x00\" slot=\"0x04\" function=\"0x0\" multifunction=\"on\""));
+	assert_non_null(strstr(ch->new_data, "bus=\"0x00\" slot=\"0x04\" function=\"0x1\""));
+	golden("libvirt-existing-pc.xml", ch->new_data, ch->new_len);
+	keep_domain("existing-pc.xml", ch);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_libvirt_existing_recorded(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const char *argv[] = { "virsh", "dumpxml", "--inactive", "--security-info", "gaming", NULL };
+	char *key = vw_exec_key(argv), *rel = vw_xasprintf(".vfiowiz/cmd/%s", key);
+
+	(void)state;
+	env_open(&e);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "gaming");
+	c.vm.existing = true;
+	/* Neither a file nor a recording. */
+	assert_true(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err) < 0);
+	vw_vm_info_done(&e.info);
+	/* A snapshot's recorded dumpxml is used when libvirt's file is absent. */
+	tu_write(e.root, rel, existing_q35);
+	plan_ok(&e, &c, &h);
+	assert_non_null(vw_plan_find(&e.plan, "etc/vfiowiz/libvirt/gaming.xml"));
+	free(key);
+	free(rel);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_libvirt_refusals(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+
+	(void)state;
+	env_open(&e);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "gaming");
+
+	/* A libvirt domain of that name that is not ours. */
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", existing_q35);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EEXIST);
+	vw_vm_info_done(&e.info);
+
+	/* libvirt rejects VNC passwords over 8 characters at define time. */
+	fake_set(&c.vm.name, "fresh");
+	fake_set(&c.access.vnc_password, "123456789");
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	assert_non_null(strstr(e.err.msg, "8"));
+	assert_null(strstr(e.err.msg, "123456789"));
+	vw_vm_info_done(&e.info);
+	fake_set(&c.access.vnc_password, "");
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	vw_vm_info_done(&e.info);
+	fake_set(&c.access.vnc_password, "ok");
+
+	/* A name that would leave our directory. */
+	fake_set(&c.vm.name, "../../etc/passwd");
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	vw_vm_info_done(&e.info);
+	fake_set(&c.vm.name, "fresh");
+
+	/* A new image where a file exists already: qemu-img would wipe it. */
+	tu_write(e.root, "var/lib/libvirt/images/fresh.qcow2", "data");
+	assert_true(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err) < 0);
+	vw_vm_info_done(&e.info);
+
+	/* An existing image is used as it is, its format read from it. */
+	c.vm.storage_type = VW_STORAGE_IMAGE;
+	fake_set(&c.vm.storage_path, "/var/lib/libvirt/images/fresh.qcow2");
+	{
+		char hdr[64] = "QFI\xfb\0\0\0\3";
+
+		tu_write_bytes(e.root, "var/lib/libvirt/images/fresh.qcow2", hdr, sizeof(hdr));
+	}
+	plan_ok(&e, &c, &h);
+	assert_non_null(strstr(only_change(&e, "etc/vfiowiz/libvirt/fresh.xml")->new_data,
+			       "type=\"qcow2\""));
+	assert_int_equal(e.plan.npost, 1);
+
+	/* No devices: nothing to give the VM. */
+	{
+		struct vw_unit empty = { 0 };
+
+		vw_vm_info_done(&e.info);
+		assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &empty, &e.info, &e.err), -EINVAL);
+	}
+	/* No VM in the answers: nothing planned, no error. */
+	vw_vm_info_done(&e.info);
+	fake_set(&c.vm.name, "");
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), 0);
+	assert_false(e.info.planned);
+	assert_int_equal(e.plan.n, 0);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_libvirt_hostile(void **state)
+{
+	static const char *const bad[] = {
+		"not xml at all",
+		"<!DOCTYPE domain [<!ENTITY x SYSTEM 'file:///etc/shadow'>]><domain><name>h</name><devices/></domain>",
+		"<network><name>h</name></network>",
+		"<domain><name>other</name><devices/></domain>",
+		"<domain><name>h</name></domain>",
+		"<domain xmlns='urn:x'><name>h</name><devices/></domain>",
+	};
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+
+	(void)state;
+	env_open(&e);
+	fake_amd(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "h");
+	c.vm.existing = true;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(bad); i++) {
+		tu_write(e.root, "etc/libvirt/qemu/h.xml", bad[i]);
+		vw_err_clear(&e.err);
+		assert_true(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err) < 0);
+		assert_true(e.err.msg[0] != '\0');
+		assert_null(strstr(e.err.msg, "root:"));
+		vw_vm_info_done(&e.info);
+	}
+	assert_int_equal(e.plan.n, 0);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+/* ---- Proxmox --------------------------------------------------------------- */
+
+static const char storage_cfg[] =
+	"dir: local\n"
+	"\tpath /var/lib/vz\n"
+	"\tcontent iso,vztmpl,backup\n"
+	"\n"
+	"lvmthin: local-lvm\n"
+	"\tthinpool data\n"
+	"\tvgname pve\n"
+	"\tcontent rootdir,images\n";
+
+static void pve_root(struct env *e)
+{
+	tu_write(e->root, "etc/pve/storage.cfg", storage_cfg);
+	tu_write(e->root, "etc/hostname", "pve1.example.org\n");
+	tu_mkdir(e->root, "etc/pve/nodes/pve1/qemu-server");
+	tu_symlink(e->root, "etc/pve/qemu-server", "nodes/pve1/qemu-server");
+	tu_write(e->root, "usr/sbin/qm", "");
+}
+
+static void check_hostpci_lines(const char *conf)
+{
+	struct vw_err err = { 0 };
+	size_t n = 0;
+
+	for (const char *p = conf; (p = strstr(p, "\nhostpci")); p++) {
+		const char *v = strstr(p, ": ") + 2;
+		char *value = vw_xstrndup(v, strcspn(v, "\n"));
+
+		if (!vw_pve_hostpci_valid(value, &err))
+			fail_msg("hostpci value '%s': %s", value, err.msg);
+		free(value);
+		n++;
+	}
+	assert_true(n > 0);
+}
+
+static void test_pve_next_vmid(void **state)
+{
+	struct env e;
+
+	(void)state;
+	env_open(&e);
+	assert_int_equal(vw_pve_next_vmid(e.sr), 100);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/100.conf", "name: a\n");
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/105.conf", "name: b\n");
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/notes.txt", "");
+	tu_write(e.root, "etc/pve/nodes/pve2/qemu-server/110.conf", "name: c\n");
+	tu_write(e.root, "etc/pve/nodes/pve2/lxc/120.conf", "hostname: d\n");
+	assert_int_equal(vw_pve_next_vmid(e.sr), 121);
+	env_close(&e);
+}
+
+static void test_pve_hostpci_syntax(void **state)
+{
+	static const char *const good[] = {
+		"0000:01:00,pcie=1,x-vga=1", "01:00.0", "host=0000:01:00.1;0000:01:00.2",
+		"mapping=gpu0,pcie=1", "0000:41:00,rombar=0,romfile=vbios.bin",
+		"01:00,device-id=0x1234,driver=vfio", "00000000:01:00", "01:00,legacy-igd=1",
+	};
+	static const char *const bad[] = {
+		"", "0000:01:00,pcie=2", "0000:1:00", "0000:01:00.8", "0000:01:00,foo=1",
+		"mapping=gpu0,host=01:00", "0000:01:00,pcie=1,pcie=1", "0000:01:00,01:00",
+		"0000:01:00,romfile=../../etc/passwd", "0000:01:00,x-vga", "0000:0G:00",
+		"pcie=1", "0000:01:00,driver=nvidia", "0000:01:00.0;", "0000:01:00:00",
+	};
+	struct vw_err err = { 0 };
+
+	(void)state;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(good); i++)
+		if (!vw_pve_hostpci_valid(good[i], &err))
+			fail_msg("'%s' refused: %s", good[i], err.msg);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(bad); i++)
+		if (vw_pve_hostpci_valid(bad[i], &err))
+			fail_msg("'%s' accepted", bad[i]);
+}
+
+static void test_pve_new_windows(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/100.conf", "name: other\n");
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_WINDOWS, "win11");
+	c.access.vnc = false;	/* the GPU is the primary display */
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.info.vmid, 101);
+	ch = only_change(&e, "etc/pve/qemu-server/101.conf");
+	assert_int_equal(ch->mode, 0640);
+	assert_non_null(strstr(ch->new_data, "hostpci0: 0000:01:00,pcie=1,x-vga=1\n"));
+	assert_non_null(strstr(ch->new_data, "cpu: host,hidden=1\n"));
+	assert_non_null(strstr(ch->new_data, "vga: none\n"));
+	assert_non_null(strstr(ch->new_data, "bios: ovmf\n"));
+	assert_non_null(strstr(ch->new_data, "machine: q35\n"));
+	/* Volumes are allocated by Proxmox, not written. */
+	assert_null(strstr(ch->new_data, "\nefidisk0:"));
+	assert_null(strstr(ch->new_data, "\nscsi0:"));
+	assert_true(has_post(&e.plan, "qm set 101 --efidisk0 local-lvm:1,efitype=4m,pre-enrolled-keys=1"));
+	assert_true(has_post(&e.plan, "qm set 101 --scsi0 local-lvm:64,discard=on,iothread=1"));
+	check_hostpci_lines(ch->new_data);
+	golden("proxmox-new-windows-turing.conf", ch->new_data, ch->new_len);
+	golden("proxmox-new-windows-turing.commands", e.info.commands, strlen(e.info.commands));
+
+	/* Applied, and Proxmox allocated the volumes: planning again changes
+	 * nothing and finds the same VMID by its name. */
+	apply_all(&e);
+	{
+		char *conf = vw_xasprintf("%s%s", ch->new_data,
+					  "efidisk0: local-lvm:vm-101-disk-0,efitype=4m,pre-enrolled-keys=1,size=4M\n"
+					  "scsi0: local-lvm:vm-101-disk-1,discard=on,iothread=1,size=64G\n");
+
+		tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/101.conf", conf);
+		free(conf);
+	}
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.info.vmid, 101);
+	assert_int_equal(e.plan.n, 0);
+	assert_int_equal(e.plan.npost, 0);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_pve_new_nvswitch_cluster(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/corosync.conf", "totem {}\n");
+	fake_nvswitch(&h);
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_LINUX, "hgx");
+	c.vm.vmid = 900;
+	c.access.vnc = false;
+	c.vm.storage_type = VW_STORAGE_QCOW2;
+	fake_set(&c.vm.storage_path, "/var/lib/vz/images/hgx.qcow2");
+	tu_mkdir(e.root, "var/lib/vz/images");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/pve/qemu-server/900.conf");
+	assert_non_null(strstr(ch->new_data, "hostpci11: 0000:db:00,pcie=1\n"));
+	/* 3D controllers: no x-vga, and the emulated VGA stays. */
+	assert_null(strstr(ch->new_data, "x-vga"));
+	assert_null(strstr(ch->new_data, "vga: none"));
+	assert_non_null(strstr(ch->new_data, "scsi0: /var/lib/vz/images/hgx.qcow2,discard=on,iothread=1\n"));
+	assert_true(has_post(&e.plan, "qemu-img create -f qcow2 /var/lib/vz/images/hgx.qcow2 64G"));
+	check_hostpci_lines(ch->new_data);
+	assert_non_null(strstr(e.info.commands, "pvesh create /cluster/mapping/pci --id vfiowiz-900-0"));
+	assert_non_null(strstr(e.info.commands, "id=10de:22a3,iommugroup=40,node=pve1,path=0000:05:00,subsystem-id=10de:1234"));
+	golden("proxmox-new-linux-nvswitch.conf", ch->new_data, ch->new_len);
+	golden("proxmox-new-linux-nvswitch.commands", e.info.commands, strlen(e.info.commands));
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static const char pve_existing[] =
+	"#Windows desktop\n"
+	"#with notes\n"
+	"agent: 1\n"
+	"boot: order=sata0;ide2\n"
+	"cores: 8\n"
+	"cpu: x86-64-v2-AES,flags=+aes\n"
+	"hostpci3: 0000:01:00.0\n"
+	"hostpci5: 0000:02:00.0\n"
+	"machine: pc-q35-8.1\n"
+	"bios: ovmf\n"
+	"memory: 16384\n"
+	"name: desk\n"
+	"sata0: local-lvm:vm-104-disk-0,size=200G\n"
+	"vmgenid: 5b2a2b7e-3f0b-4a57-8f43-6a6a1b2c3d4e\n"
+	"\n"
+	"[PENDING]\n"
+	"memory: 32768\n"
+	"\n"
+	"[before-gpu]\n"
+	"cores: 8\n"
+	"hostpci0: 0000:09:00\n"
+	"machine: pc-q35-8.1\n"
+	"snaptime: 1700000000\n";
+
+static void test_pve_existing(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	const char *tail;
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/104.conf", pve_existing);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_WINDOWS, "desk");
+	c.vm.existing = true;
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.info.vmid, 104);
+	ch = only_change(&e, "etc/pve/qemu-server/104.conf");
+	/* The entry that passed one function of the slot now passes them all,
+	 * in the same place; someone else's hostpci5 stays. */
+	assert_non_null(strstr(ch->new_data, "hostpci3: 0000:01:00,pcie=1,x-vga=1\n"));
+	assert_non_null(strstr(ch->new_data, "hostpci5: 0000:02:00.0\n"));
+	assert_non_null(strstr(ch->new_data, "cpu: x86-64-v2-AES,flags=+aes,hidden=1\n"));
+	/* Snapshots and pending changes untouched, byte for byte. */
+	tail = strstr(ch->new_data, "\n[PENDING]");
+	assert_non_null(tail);
+	assert_string_equal(tail, strstr(pve_existing, "\n[PENDING]"));
+	assert_null(strstr(ch->new_data, "efidisk0"));
+	assert_int_equal(e.plan.npost, 0);
+	check_hostpci_lines(ch->new_data);
+	golden("proxmox-existing.conf", ch->new_data, ch->new_len);
+	golden("proxmox-existing.commands", e.info.commands, strlen(e.info.commands));
+
+	/* Found by name when the VMID is not given. */
+	apply_all(&e);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.info.vmid, 104);
+	assert_int_equal(e.plan.n, 0);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_pve_refusals(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/104.conf", pve_existing);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/105.conf",
+		 "machine: pc-i440fx-8.1\nname: legacy\nostype: l26\n");
+	fake_amd(&h);
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_LINUX, "desk");
+
+	/* A new VM on a VMID someone else uses. */
+	c.vm.vmid = 104;
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EEXIST);
+	vw_vm_info_done(&e.info);
+	/* A new image where a file exists: qemu-img would wipe it. */
+	c.vm.vmid = 0;
+	fake_set(&c.vm.name, "fresh");
+	fake_set(&c.vm.storage_path, "/var/lib/vz/images/taken.qcow2");
+	tu_write(e.root, "var/lib/vz/images/taken.qcow2", "data");
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EEXIST);
+	vw_vm_info_done(&e.info);
+	fake_set(&c.vm.storage_path, "");
+	/* Names are DNS names on Proxmox. */
+	fake_set(&c.vm.name, "bad_name");
+	c.vm.vmid = 0;
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	vw_vm_info_done(&e.info);
+	/* An existing VM that does not exist. */
+	fake_set(&c.vm.name, "nothere");
+	c.vm.existing = true;
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -ENOENT);
+	vw_vm_info_done(&e.info);
+
+	/* i440fx: no pcie=1, and a note says why. */
+	fake_set(&c.vm.name, "legacy");
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	{
+		const struct vw_change *ch = only_change(&e, "etc/pve/qemu-server/105.conf");
+
+		assert_non_null(strstr(ch->new_data, "hostpci0: 0000:0c:00,x-vga=1\n"));
+		assert_non_null(strstr(ch->new_data, "vga: none\n"));
+		assert_true(e.info.nnotes >= 2);
+	}
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+static void test_pve_too_many(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	char addr[16];
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	memset(&h, 0, sizeof(h));
+	for (unsigned i = 0; i < VW_PVE_MAX_HOSTPCI + 1; i++) {
+		snprintf(addr, sizeof(addr), "0000:%02x:00.0", 0x10 + i);
+		fake_dev(&h, addr, 0x10de, 0x2330, 0x030200, (int)i, true);
+	}
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_LINUX, "big");
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -ENOSPC);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
+/* The fixture hosts, when built: every display device's unit planned for
+ * both targets, the libvirt domains kept for validation. */
+static void test_fixture_hosts(void **state)
+{
+	static const char *const hosts[] = { "turing-4fn", "amd-desktop", "nvswitch-8gpu",
+					     "proxmox-systemd-boot" };
+	size_t planned = 0;
+
+	(void)state;
+	for (size_t k = 0; k < VW_ARRAY_SIZE(hosts); k++) {
+		char *dir = tu_host(hosts[k]);
+		struct vw_sysroot *hsr = NULL;
+		struct vw_facts f;
+		struct vw_err err = { 0 };
+		int gpu = -1;
+
+		if (!dir)
+			continue;
+		assert_int_equal(vw_sysroot_open(&hsr, dir, &err), 0);
+		assert_int_equal(vw_facts_probe(&f, hsr, &err), 0);
+		for (size_t i = 0; i < f.ndevs && gpu < 0; i++)
+			if (vw_dev_is_display(&f.devs[i]) && f.devs[i].boot_vga != 1)
+				gpu = (int)i;
+		if (gpu >= 0) {
+			struct vw_unit u;
+			struct env e;
+			struct vw_choices c;
+			char *name = vw_xasprintf("fixture-%s.xml", hosts[k]);
+
+			vw_unit_build_idx(&u, &f, &gpu, 1);
+			env_open(&e);
+			pve_root(&e);
+			fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "fixture");
+			if (vw_vmplan_build(&e.plan, e.sr, &f, &c, &u, &e.info, &e.err) != 0)
+				fail_msg("%s: %s", hosts[k], e.err.msg);
+			keep_domain(name, only_change(&e, "etc/vfiowiz/libvirt/fixture.xml"));
+			vw_vm_info_done(&e.info);
+			c.vm.target = VW_VM_PROXMOX;
+			if (vw_vmplan_build(&e.plan, e.sr, &f, &c, &u, &e.info, &e.err) != 0)
+				fail_msg("%s: %s", hosts[k], e.err.msg);
+			check_hostpci_lines(only_change(&e, "etc/pve/qemu-server/100.conf")->new_data);
+			planned++;
+			free(name);
+			vw_choices_done(&c);
+			env_close(&e);
+			vw_unit_done(&u);
+		}
+		vw_facts_done(&f);
+		vw_sysroot_free(hsr);
+		free(dir);
+	}
+	if (!planned)
+		print_message("fixture hosts not built: skipped\n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_template_expand),
+		cmocka_unit_test(test_template_dir),
+		cmocka_unit_test(test_slots),
+		cmocka_unit_test(test_code43_rule),
+		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_libvirt_new_windows),
+		cmocka_unit_test(test_libvirt_new_linux_novnc),
+		cmocka_unit_test(test_libvirt_new_nvswitch),
+		cmocka_unit_test(test_libvirt_existing),
+		cmocka_unit_test(test_libvirt_existing_pc),
+		cmocka_unit_test(test_libvirt_existing_recorded),
+		cmocka_unit_test(test_libvirt_refusals),
+		cmocka_unit_test(test_libvirt_hostile),
+		cmocka_unit_test(test_pve_next_vmid),
+		cmocka_unit_test(test_pve_hostpci_syntax),
+		cmocka_unit_test(test_pve_new_windows),
+		cmocka_unit_test(test_pve_new_nvswitch_cluster),
+		cmocka_unit_test(test_pve_existing),
+		cmocka_unit_test(test_pve_refusals),
+		cmocka_unit_test(test_pve_too_many),
+		cmocka_unit_test(test_fixture_hosts),
+	};
+
+	/* The templates of this source tree, not an installed copy. */
+	if (getenv("top_srcdir")) {
+		char *t = vw_xasprintf("%s/templates", getenv("top_srcdir"));
+
+		setenv("VFIOWIZ_TEMPLATES", t, 1);
+		free(t);
+	}
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

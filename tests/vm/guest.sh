@@ -1,0 +1,159 @@
+#!/bin/sh
+# guest.sh - the test step of one boot, run by /sbin/vwtest-init (rootinit) on
+# the real root; its output goes to the second serial port (check-vm.py).
+#
+# The kernel command line says what to do: vwtest.do=ACTION[,ACTION...]
+#   check          vfiowiz check, text and --json
+#   groups         vfiowiz groups --json --all
+#   apply:NAME     vfiowiz plan, then apply --yes, with /vwtest/answers/NAME.conf,
+#                  then apply --yes again (it must find nothing to change)
+#   undo           vfiowiz undo --yes
+# The state of the machine (devices, drivers, the kernel's IOMMU groups,
+# /dev/vfio, configuration files) is always dumped first.  Each piece of
+# output stands between "VWTEST begin NAME" and "VWTEST end NAME rc=N up=T"
+# (T: seconds since the kernel started).
+# The guest judges nothing: the host compares and decides.
+PATH=/usr/sbin:/usr/bin:/sbin:/bin
+LC_ALL=C
+export PATH LC_ALL
+
+sec() {
+	name=$1
+	shift
+	echo "VWTEST begin $name"
+	"$@" 2>&1
+	rc=$?
+	echo
+	read -r up _ < /proc/uptime
+	echo "VWTEST end $name rc=$rc up=$up"
+}
+
+# addr vendor device class driver group driver_override
+devices() {
+	for d in /sys/bus/pci/devices/*; do
+		a=${d##*/}
+		drv=-
+		[ -e "$d/driver" ] && drv=$(basename "$(readlink "$d/driver")")
+		grp=-
+		[ -e "$d/iommu_group" ] && grp=$(basename "$(readlink "$d/iommu_group")")
+		ovr=$(cat "$d/driver_override" 2>/dev/null)
+		echo "$a $(cat "$d/vendor") $(cat "$d/device") $(cat "$d/class") $drv $grp ${ovr:-(null)}"
+	done
+}
+
+# group device, one line each: the kernel's own view
+kgroups() {
+	[ -d /sys/kernel/iommu_groups ] || return 0
+	for g in /sys/kernel/iommu_groups/*; do
+		[ -d "$g/devices" ] || continue
+		for d in "$g"/devices/*; do
+			[ -e "$d" ] && echo "${g##*/} ${d##*/}"
+		done
+	done
+}
+
+# The configuration files of the guest (what vfiowiz may have written), and
+# what the next boot's initramfs holds.
+conffiles() {
+	for f in $(find /etc /usr/local /boot /var/lib/vfiowiz -type f 2>/dev/null | sort); do
+		case $f in
+		/etc/os-release | /etc/passwd | /etc/group | /etc/hostname | /boot/config-*) continue ;;
+		/var/lib/vfiowiz/*) echo "=== $f"; ls -l "$f"; continue ;;
+		/boot/initrd.img-*) initrd "$f"; continue ;;
+		esac
+		echo "=== $f"
+		head -c 4096 "$f"
+		echo
+	done
+}
+
+initrd() {
+	echo "=== $1 (initramfs overlay: files)"
+	cpio -t < "$1" 2>/dev/null
+	d=$(mktemp -d)
+	(cd "$d" && cpio -id < "$1" 2>/dev/null)
+	for f in $(cd "$d" && find . -type f | sort); do
+		echo "=== $1:${f#.}"
+		head -c 4096 "$d/$f"
+		echo
+	done
+	rm -rf "$d"
+}
+
+journals() {
+	ls /var/lib/vfiowiz/journal 2>/dev/null
+	return 0
+}
+
+# group type, one line each
+ktypes() {
+	for g in /sys/kernel/iommu_groups/*; do
+		[ -r "$g/type" ] && echo "${g##*/} $(cat "$g/type")"
+	done
+	return 0
+}
+
+vfionodes() {
+	[ -d /dev/vfio ] && ls /dev/vfio
+	return 0
+}
+
+params() {
+	for p in /sys/module/vfio_pci/parameters/* /sys/module/vfio_iommu_type1/parameters/*; do
+		[ -r "$p" ] && echo "$p=$(cat "$p")"
+	done
+	return 0
+}
+
+sec uname uname -r
+sec cmdline cat /proc/cmdline
+sec devices devices
+sec kgroups kgroups
+sec ktypes ktypes
+sec iommu ls /sys/class/iommu
+sec vfio vfionodes
+sec modules cat /proc/modules
+sec params params
+sec files conffiles
+
+# For working on the test: a script put on the disk runs here.
+[ -x /vwtest/debug.sh ] && sec debug /vwtest/debug.sh
+
+read -r cmdline < /proc/cmdline
+for arg in $cmdline; do
+	case $arg in
+	vwtest.do=*) todo=${arg#vwtest.do=} ;;
+	esac
+done
+
+for act in $(echo "${todo:-check}" | tr , ' '); do
+	case $act in
+	check)
+		sec check vfiowiz check
+		sec check-json vfiowiz check --json
+		;;
+	groups)
+		sec groups-json vfiowiz groups --json --all
+		sec groups-text vfiowiz groups --all
+		;;
+	apply:*)
+		n=${act#apply:}
+		ans=/vwtest/answers/$n.conf
+		sec "plan-$n" vfiowiz plan --answers "$ans"
+		sec "apply-$n" vfiowiz apply --answers "$ans" --yes
+		sec files-after conffiles
+		sec journals-after-apply journals
+		# The same answers again: nothing to change, no new journal.
+		sec "reapply-$n" vfiowiz apply --answers "$ans" --yes
+		sec journals-after-reapply journals
+		;;
+	undo)
+		sec undo vfiowiz undo --yes
+		sec files-after conffiles
+		;;
+	*)
+		echo "VWTEST fail unknown-action $act"
+		;;
+	esac
+done
+sync

@@ -1,0 +1,197 @@
+/* step_gpu.c - step 2: which GPU goes to the VM, and what goes with it. */
+#include "wizard.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "report.h"
+#include "picks.h"
+#include "unit.h"
+
+struct gpu {
+	struct vw_list list;
+	struct vw_text details;
+	int shown;		/* device the details are for, -1 none */
+	bool shown_on;
+};
+
+static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
+{
+	const struct vw_facts *f = ctx->facts;
+	struct vw_item *it = vw_list_current(&p->list);
+	const struct vw_pci_dev *d;
+	struct vw_unit u;
+	struct vw_buf b = VW_BUF_INIT;
+	int idx;
+
+	if (!it || it->tag < 0)
+		return;
+	if (p->shown == it->tag && p->shown_on == it->on && p->details.np)
+		return;
+	if (!ctx->settled && p->details.np)
+		return;	/* moving: the details follow when the cursor rests */
+	p->shown = it->tag;
+	p->shown_on = it->on;
+	idx = it->tag;
+	d = &f->devs[idx];
+	vw_text_clear(&p->details);
+	p->details.top = 0;
+	vw_text_addf(&p->details, VW_C_HEADING, 0, "%s %s", *d->vendor_name ? d->vendor_name : "",
+		     *d->device_name ? d->device_name : "");
+	vw_buf_printf(&b, _("Address %s, ids %04x:%04x"), d->addr, d->vendor, d->device);
+	if (d->has_subsys)
+		vw_buf_printf(&b, _(", subsystem %04x:%04x"), d->subvendor, d->subdevice);
+	vw_buf_printf(&b, _(", driver %s"), *d->driver ? d->driver : _("none"));
+	if (d->numa_node >= 0)
+		vw_buf_printf(&b, _(", NUMA node %d"), d->numa_node);
+	if (d->group >= 0)
+		vw_buf_printf(&b, _(", IOMMU group %d"), d->group);
+	vw_buf_printf(&b, _(", reset: %s."), *d->reset_method ? d->reset_method : _("none"));
+	vw_text_add(&p->details, VW_C_NORMAL, 0, b.data);
+	vw_buf_done(&b);
+	if (!*d->reset_method)
+		vw_text_add(&p->details, VW_C_WARN, 0,
+			    _("The card has no reset method: it may not work again after the VM stops."));
+	vw_unit_build_idx(&u, f, &idx, 1);
+	vw_text_add(&p->details, VW_C_NORMAL, 0, "");
+	vw_text_add(&p->details, VW_C_HEADING, 0, _("Goes to the VM with it"));
+	for (size_t k = 0; k < u.n; k++) {
+		const struct vw_pci_dev *m = &f->devs[u.m[k].dev];
+		struct vw_buf l = VW_BUF_INIT;
+
+		vw_dev_label(&l, m);
+		vw_buf_adds(&l, "  (");
+		vw_unit_why_text(&l, f, &u.m[k]);
+		vw_buf_adds(&l, ")");
+		vw_text_add(&p->details, u.m[k].why == VW_UNIT_GROUP ? VW_C_WARN : VW_C_NORMAL, 4, l.data);
+		vw_buf_done(&l);
+	}
+	if (u.issues.n)
+		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
+	for (size_t i = 0; i < u.issues.n; i++) {
+		const struct vw_finding *fd = &u.issues.v[i];
+		struct vw_buf l = VW_BUF_INIT;
+
+		vw_ui_pad(&l, vw_sev_label(fd->sev), 6);
+		vw_buf_adds(&l, fd->msg);
+		vw_text_add(&p->details, vw_sev_color(fd->sev), 6, l.data);
+		if (fd->remedy && *fd->remedy)
+			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s", fd->remedy);
+		vw_buf_done(&l);
+	}
+	vw_unit_done(&u);
+}
+
+static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct gpu *p = priv;
+	const struct vw_facts *f = ctx->facts;
+
+	(void)err;
+	vw_list_init(&p->list);
+	vw_text_init(&p->details);
+	p->shown = -1;
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+		struct vw_buf b = VW_BUF_INIT;
+		struct vw_item *it;
+
+		if (!vw_dev_is_display(d))
+			continue;
+		vw_dev_label(&b, d);
+		it = vw_list_add(&p->list, VW_ITEM_CHECK, (int)i, b.data);
+		it->on = vw_choices_has_dev(ctx->ch, d);
+		vw_buf_done(&b);
+		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
+		if (d->boot_vga == 1) {
+			vw_buf_adds(&b, ", ");
+			vw_buf_adds(&b, _("boot display"));
+		}
+		vw_item_note(it, b.data);
+		vw_buf_done(&b);
+	}
+	if (!p->list.n)
+		vw_list_add(&p->list, VW_ITEM_HEADING, -1,
+			    _("No GPU found: no device of class 0300, 0302 or 0380."));
+	for (size_t i = 0; i < p->list.n; i++)	/* back here: on the chosen card */
+		if (p->list.v[i].on) {
+			p->list.cur = i;
+			break;
+		}
+	return 0;
+}
+
+static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
+{
+	struct gpu *p = priv;
+
+	fill_details(p, ctx);
+	vw_draw_list_details(w, _("Tick the GPU (or GPUs) to give to the VM. Every function of the card "
+				  "goes with it: its audio, USB and other companions."),
+			     &p->list, 6, _("Details"), &p->details);
+}
+
+static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
+{
+	struct gpu *p = priv;
+	enum vw_wkey r = vw_list_key(&p->list, k);
+	struct vw_item *it = vw_list_current(&p->list);
+
+	if (r == VW_W_CHANGED && it && it->tag >= 0) {
+		vw_choices_set_slot(ctx->ch, &ctx->facts->devs[it->tag], it->on);
+		vw_wizard_changed(ctx);
+	}
+	if (r != VW_W_IGNORED)
+		return VW_KEY_HANDLED;
+	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
+		return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
+	return VW_KEY_IGNORED;
+}
+
+static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct gpu *p = priv;
+	int *idx = NULL;
+	size_t n = 0;
+	int r;
+
+	(void)p;
+	r = vw_answers_devices(ctx->ch, ctx->facts, &idx, &n, err);
+	free(idx);
+	if (r < 0)
+		return r;
+	if (!n)
+		return vw_err_set(err, -1, _("Tick at least one GPU with Space."));
+	return 0;
+}
+
+static void done(void *priv)
+{
+	struct gpu *p = priv;
+
+	vw_list_done(&p->list);
+	vw_text_done(&p->details);
+}
+
+static const struct vw_keyhint keys[] = {
+	{ N_("Space"), N_("choose") },
+	{ NULL, NULL },
+};
+
+const struct vw_step_ops vw_step_gpu = {
+	.id = "gpu",
+	.title = N_("GPU selection"),
+	.help = N_("Every display device of the host: VGA, 3D and display controllers, with their driver, "
+		   "whether the firmware booted on it, and their IOMMU group. Two identical cards are told "
+		   "apart by their address.\n\n"
+		   "The VM gets the whole card: every function in its slot (HDMI audio, USB-C, UCSI), and "
+		   "every device its IOMMU group forces along. The details show that list before you "
+		   "choose."),
+	.keys = keys,
+	.priv_size = sizeof(struct gpu),
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+	.leave = leave,
+	.done = done,
+};

@@ -1,0 +1,363 @@
+/* step_isolation.c - step 4: how vfio-pci takes the devices before the host
+ * drivers do: binding, early loading, kernel parameters, blacklists, and
+ * the lockout protection for the host's own display. */
+#include "wizard.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bind.h"
+#include "hostplan.h"
+#include "unit.h"
+#include "verify.h"
+
+enum {
+	T_BIND_AUTO = 1, T_BIND_IDS, T_BIND_ADDR, T_BIND_CMDLINE,
+	T_PT, T_BOOTLOADER, T_INITRAMFS, T_TESTBOOT, T_ALLOW,
+	T_BLACKLIST = 1000,	/* + index into drivers */
+};
+
+struct isolation {
+	struct vw_list list;
+	struct vw_text details;
+	struct vw_unit u;
+	int *devs;		/* chosen functions */
+	size_t ndevs;
+	char *ids;		/* the ids= list, NULL when ambiguous */
+	char *clash;		/* why ids are ambiguous */
+	char **drivers;		/* host drivers of the unit */
+	int shown;
+};
+
+static const char *const bootloader_words[] = {
+	"auto", "grub", "systemd-boot", "kernel-install", "proxmox-boot-tool", "kernelstub", "grubby",
+};
+static const char *const initramfs_words[] = {
+	"auto", "initramfs-tools", "dracut", "mkinitcpio", "booster",
+};
+
+static bool lockout_relevant(const struct isolation *p)
+{
+	return p->u.boot_display || p->u.only_display;
+}
+
+static bool in_blacklist(const struct vw_choices *c, const char *mod)
+{
+	for (size_t i = 0; i < c->nblacklist; i++)
+		if (!strcmp(c->blacklist[i], mod))
+			return true;
+	return false;
+}
+
+static void set_blacklist(struct vw_choices *c, const char *mod, bool on)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nblacklist; i++) {
+		if (!strcmp(c->blacklist[i], mod))
+			free(c->blacklist[i]);
+		else
+			c->blacklist[k++] = c->blacklist[i];
+	}
+	c->nblacklist = k;
+	c->blacklist[k] = NULL;
+	if (on) {
+		c->blacklist = vw_xreallocarray(c->blacklist, c->nblacklist + 2, sizeof(char *));
+		c->blacklist[c->nblacklist++] = vw_xstrdup(mod);
+		c->blacklist[c->nblacklist] = NULL;
+	}
+}
+
+static const struct vw_boot_ops *boot_ops(const struct vw_ctx *ctx)
+{
+	if (ctx->ch->bootloader != VW_BL_UNKNOWN)
+		return vw_boot_find(ctx->ch->bootloader);
+	return vw_boot_detect(ctx->facts, ctx->sr);
+}
+
+static void build_list(struct isolation *p, const struct vw_ctx *ctx)
+{
+	const struct vw_choices *c = ctx->ch;
+	const struct vw_facts *f = ctx->facts;
+	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_BIND_AUTO;
+	const char *bvals[VW_ARRAY_SIZE(bootloader_words)], *ivals[VW_ARRAY_SIZE(initramfs_words)];
+	const struct vw_boot_ops *bo = boot_ops(ctx);
+	struct vw_buf b = VW_BUF_INIT;
+	struct vw_item *it;
+
+	vw_list_clear(&p->list);
+	vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_AUTO, _("Automatic: by ids, or by address for identical cards"));
+	it->on = c->binding == VW_BIND_AUTO;
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_IDS, _("By ids (options vfio-pci ids=)"));
+	it->on = c->binding == VW_BIND_IDS;
+	it->disabled = !p->ids;
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_ADDR, _("By address (driver_override, early at boot)"));
+	it->on = c->binding == VW_BIND_ADDRESS;
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_CMDLINE, _("On the kernel command line (vfio-pci.ids=)"));
+	it->on = c->binding == VW_BIND_CMDLINE;
+	it->disabled = !p->ids;
+	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_PT, _("iommu=pt: host devices skip IOMMU translation"));
+	it->on = c->iommu_pt;
+
+	if (p->drivers[0])
+		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Host drivers (softdeps make vfio-pci load first)"));
+	for (size_t i = 0; p->drivers[i]; i++) {
+		int user = vw_unit_blacklist_conflict(f, &p->u, p->drivers[i]);
+
+		vw_buf_printf(&b, _("Blacklist %s"), p->drivers[i]);
+		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_BLACKLIST + (int)i, b.data);
+		vw_buf_done(&b);
+		it->on = in_blacklist(c, p->drivers[i]);
+		if (user >= 0) {
+			it->disabled = true;
+			vw_buf_printf(&b, _("the host uses it for %s"), f->devs[user].addr);
+			vw_item_note(it, b.data);
+			vw_buf_done(&b);
+		}
+	}
+
+	vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Boot"));
+	for (size_t i = 0; i < VW_ARRAY_SIZE(bootloader_words); i++)
+		bvals[i] = i ? bootloader_words[i] : _("automatic");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(initramfs_words); i++)
+		ivals[i] = i ? initramfs_words[i] : _("automatic");
+	it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_BOOTLOADER, _("Bootloader"));
+	vw_item_values(it, bvals, VW_ARRAY_SIZE(bvals), (size_t)c->bootloader);
+	vw_buf_printf(&b, _("found: %s"), vw_bootloader_label(f->distro.bootloader));
+	vw_item_note(it, b.data);
+	vw_buf_done(&b);
+	it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_INITRAMFS, _("Initramfs tool"));
+	vw_item_values(it, ivals, VW_ARRAY_SIZE(ivals), (size_t)c->initramfs);
+	vw_buf_printf(&b, _("found: %s"), vw_initramfs_label(f->distro.initramfs));
+	vw_item_note(it, b.data);
+	vw_buf_done(&b);
+	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_TESTBOOT, _("Boot the new settings once first (test boot)"));
+	it->on = c->test_boot;
+	it->disabled = !bo || !bo->plan_test;
+	if (lockout_relevant(p)) {
+		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("The host's display"));
+		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_ALLOW,
+				 _("Take the host's display: I reach this host over SSH"));
+		it->on = c->allow_host_display;
+		it->color = VW_C_WARN;
+	}
+	vw_list_align(&p->list);
+	vw_list_select(&p->list, keep);
+	p->shown = -1;
+}
+
+static void fill_details(struct isolation *p, const struct vw_ctx *ctx)
+{
+	const struct vw_facts *f = ctx->facts;
+	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_text *t = &p->details;
+	int tag = it ? it->tag : -1;
+
+	if (tag == p->shown && t->np)
+		return;
+	if (!ctx->settled && t->np)
+		return;	/* moving: the details follow when the cursor rests */
+	p->shown = tag;
+	vw_text_clear(t);
+	t->top = 0;
+	switch (tag) {
+	case T_BIND_AUTO:
+	case T_BIND_IDS:
+	case T_BIND_CMDLINE:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    tag == T_BIND_CMDLINE
+				? _("vfio-pci claims every device with these ids, from the kernel command line: "
+				    "the earliest way, and nothing in the initramfs can undo it.")
+				: _("vfio-pci claims every device with these ids. Simple and robust, as long as no "
+				    "device the host keeps has the same ids."));
+		if (p->ids)
+			vw_text_addf(t, VW_C_OK, 4, "  %s %s", tag == T_BIND_CMDLINE ? "vfio-pci.ids=" :
+				     "options vfio-pci ids=", p->ids);
+		else
+			vw_text_addf(t, VW_C_WARN, 0, _("Not possible here: %s. The devices are bound by address."),
+				     p->clash ? p->clash : "");
+		if (tag == T_BIND_AUTO)
+			vw_text_add(t, VW_C_NORMAL, 0,
+				    _("Automatic picks ids when they are unambiguous, else the address."));
+		break;
+	case T_BIND_ADDR:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("vfio-pci claims exactly these addresses, early at boot (driverctl's override files "
+			      "where driverctl is installed, else a small script modprobe runs before loading "
+			      "vfio-pci). The way to split two identical cards."));
+		for (size_t i = 0; i < p->ndevs; i++)
+			vw_text_addf(t, VW_C_OK, 4, "  %s", f->devs[p->devs[i]].addr);
+		break;
+	case T_PT:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("With iommu=pt (iommu.passthrough=1 off x86) the host's own devices bypass IOMMU "
+			      "translation, which costs a little speed otherwise; the VM's devices stay "
+			      "isolated either way. Recommended."));
+		break;
+	case T_BOOTLOADER:
+		vw_text_addf(t, VW_C_NORMAL, 0, _("Kernel parameters go through the bootloader. Found: %s (%s)."),
+			     vw_bootloader_label(f->distro.bootloader),
+			     *f->distro.bootloader_evidence ? f->distro.bootloader_evidence : _("no evidence"));
+		vw_text_add(t, VW_C_NORMAL, 0, _("Change it only when the detection is wrong (Space, Left, Right)."));
+		break;
+	case T_INITRAMFS: {
+		const char *rb = vw_verify_rebuild_cmd(f);
+
+		vw_text_addf(t, VW_C_NORMAL, 0,
+			     _("The vfio modules must load from the initramfs, before the GPU drivers. Found: %s (%s)."),
+			     vw_initramfs_label(f->distro.initramfs),
+			     *f->distro.initramfs_evidence ? f->distro.initramfs_evidence : _("no evidence"));
+		if (rb)
+			vw_text_addf(t, VW_C_NORMAL, 0, _("It is rebuilt with: %s"), rb);
+		break;
+	}
+	case T_TESTBOOT:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("The new kernel parameters go into a separate boot entry that boots once; if the host "
+			      "does not come back, a plain reboot returns to the old settings. Make them the "
+			      "default afterwards by running the wizard again."));
+		if (it && it->disabled)
+			vw_text_add(t, VW_C_WARN, 0, _("This bootloader has no one-shot boot the wizard can use."));
+		break;
+	case T_ALLOW:
+		vw_text_add(t, VW_C_WARN, 0,
+			    p->u.boot_display
+				? _("The chosen devices include the display the firmware boots on. After the reboot "
+				    "the host shows nothing after the bootloader: you reach it only over SSH or a "
+				    "serial console. Tick this only if that is what you want.")
+				: _("The chosen devices are the host's only display devices. After the reboot the "
+				    "host has no screen: you reach it only over SSH. Tick this only if that is what "
+				    "you want."));
+		break;
+	default:
+		if (tag >= T_BLACKLIST) {
+			const char *mod = p->drivers[tag - T_BLACKLIST];
+
+			vw_text_addf(t, VW_C_NORMAL, 0,
+				     _("blacklist %s: the host never loads %s by itself. Rarely needed, since the "
+				       "softdeps already load vfio-pci first; a blacklist also keeps the module from "
+				       "every other device it would drive."), mod, mod);
+			if (it && it->disabled)
+				vw_text_addf(t, VW_C_WARN, 0, _("Refused: %s."), it->note ? it->note : "");
+		}
+		break;
+	}
+}
+
+static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct isolation *p = priv;
+	int r;
+
+	vw_list_init(&p->list);
+	vw_text_init(&p->details);
+	r = vw_answers_devices(ctx->ch, ctx->facts, &p->devs, &p->ndevs, err);
+	if (r < 0)
+		return r;
+	vw_unit_build(&p->u, ctx->facts, ctx->ch, NULL);
+	p->ids = vw_bind_ids(ctx->facts, p->devs, p->ndevs, &p->clash);
+	p->drivers = vw_unit_drivers(ctx->facts, &p->u);
+	build_list(p, ctx);
+	return 0;
+}
+
+static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
+{
+	struct isolation *p = priv;
+
+	fill_details(p, ctx);
+	vw_draw_list_details(w, NULL, &p->list, 12, _("Details"), &p->details);
+}
+
+static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
+{
+	struct isolation *p = priv;
+	enum vw_wkey r = vw_list_key(&p->list, k);
+	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_choices *c = ctx->ch;
+
+	if (r == VW_W_MOVED && k == ' ' && it && it->disabled && it->note)
+		vw_wizard_msg(ctx, VW_C_WARN, "%s", it->note);
+	if (r != VW_W_CHANGED || !it) {
+		if (r != VW_W_IGNORED)
+			return VW_KEY_HANDLED;
+		if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
+			return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
+		return VW_KEY_IGNORED;
+	}
+	switch (it->tag) {
+	case T_BIND_AUTO: c->binding = VW_BIND_AUTO; break;
+	case T_BIND_IDS: c->binding = VW_BIND_IDS; break;
+	case T_BIND_ADDR: c->binding = VW_BIND_ADDRESS; break;
+	case T_BIND_CMDLINE: c->binding = VW_BIND_CMDLINE; break;
+	case T_PT: c->iommu_pt = it->on; break;
+	case T_BOOTLOADER: c->bootloader = (enum vw_bootloader)it->value; break;
+	case T_INITRAMFS: c->initramfs = (enum vw_initramfs)it->value; break;
+	case T_TESTBOOT: c->test_boot = it->on; break;
+	case T_ALLOW: c->allow_host_display = it->on; break;
+	default:
+		if (it->tag >= T_BLACKLIST)
+			set_blacklist(c, p->drivers[it->tag - T_BLACKLIST], it->on);
+		break;
+	}
+	vw_wizard_changed(ctx);
+	if (it->tag == T_BOOTLOADER)
+		build_list(p, ctx);	/* the test boot depends on it */
+	p->shown = -1;
+	return VW_KEY_HANDLED;
+}
+
+static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct isolation *p = priv;
+
+	if (vw_bind_check_lockout(ctx->facts, ctx->ch, p->devs, p->ndevs, NULL) < 0) {
+		/* the core's message speaks of the answers file: say it the wizard's way */
+		vw_list_select(&p->list, T_ALLOW);
+		return vw_err_set(err, -EPERM, _("The chosen devices include the host's display: tick \"Take the "
+						 "host's display\" if you mean it, or go back and choose another GPU."));
+	}
+	if ((ctx->ch->binding == VW_BIND_IDS || ctx->ch->binding == VW_BIND_CMDLINE) && !p->ids)
+		return vw_err_set(err, -1, _("Binding by ids would take other devices too: %s"),
+				  p->clash ? p->clash : "");
+	return 0;
+}
+
+static void done(void *priv)
+{
+	struct isolation *p = priv;
+
+	vw_list_done(&p->list);
+	vw_text_done(&p->details);
+	vw_unit_done(&p->u);
+	free(p->devs);
+	free(p->ids);
+	free(p->clash);
+	vw_strv_free(p->drivers);
+}
+
+static const struct vw_keyhint keys[] = {
+	{ N_("Space"), N_("tick or change") },
+	{ NULL, NULL },
+};
+
+const struct vw_step_ops vw_step_isolation = {
+	.id = "isolation",
+	.title = N_("Host driver isolation"),
+	.help = N_("Before the host's GPU driver can take the card at boot, vfio-pci must claim it: by ids "
+		   "when no other device has the same ids, or by address for identical cards. The vfio "
+		   "modules load early from the initramfs, softdeps make vfio-pci load before the GPU "
+		   "drivers, and the IOMMU kernel parameters go through the bootloader.\n\n"
+		   "Lockout protection: the display the host boots on, or its only display, is taken only "
+		   "after you say so explicitly. A blacklist that would also stop a driver the host still "
+		   "needs is refused."),
+	.keys = keys,
+	.priv_size = sizeof(struct isolation),
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+	.leave = leave,
+	.done = done,
+};

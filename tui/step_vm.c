@@ -1,0 +1,414 @@
+/* step_vm.c - step 5: the VM that gets the devices (libvirt or Proxmox VE,
+ * new or existing), its size, guest system, the "Code 43" options and its
+ * disk. */
+#include "wizard.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "storage.h"
+#include "vmplan.h"
+
+enum {
+	T_LIBVIRT = 1, T_PROXMOX, T_EXISTING, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
+	T_QCOW, T_IMAGE, T_DISK, T_SIZE, T_PATH, T_DISKSEL,
+};
+
+struct vm {
+	struct vw_list list;
+	struct vw_text details;
+	struct vw_storage st;
+	bool st_ok;
+	char **disks;		/* usable whole disks ("/dev/disk/by-id/..." or /dev/sdX) */
+	size_t ndisks;
+	int shown;
+};
+
+static struct vw_item *field(struct vm *p, int tag, const char *label, const char *value, size_t max)
+{
+	struct vw_item *it = vw_list_add(&p->list, VW_ITEM_FIELD, tag, label);
+
+	vw_field_done(&it->field);
+	vw_field_init(&it->field, value, max, false);
+	return it;
+}
+
+static struct vw_item *numfield(struct vm *p, int tag, const char *label, long v)
+{
+	char num[32];
+
+	snprintf(num, sizeof(num), "%ld", v);
+	return field(p, tag, label, num, 9);
+}
+
+static void build_list(struct vm *p, const struct vw_ctx *ctx)
+{
+	const struct vw_choices *c = ctx->ch;
+	const struct vw_vm_ops *det = vw_vm_detect(ctx->sr, ctx->facts);
+	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_NAME;
+	bool pve = c->vm.target == VW_VM_PROXMOX;
+	struct vw_item *it;
+
+	vw_list_clear(&p->list);
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_LIBVIRT, _("libvirt (virt-manager, virsh)"));
+	it->on = !pve;
+	it->group = 1;
+	if (det && det->target == VW_VM_LIBVIRT)
+		vw_item_note(it, _("found on this host"));
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_PROXMOX, _("Proxmox VE"));
+	it->on = pve;
+	it->group = 1;
+	if (det && det->target == VW_VM_PROXMOX)
+		vw_item_note(it, _("found on this host"));
+	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_EXISTING, _("Change an existing VM instead of making a new one"));
+	it->on = c->vm.existing;
+	field(p, T_NAME, _("Name"), c->vm.name, 64);
+	if (pve)
+		numfield(p, T_VMID, _("VMID (0: the next free one)"), c->vm.vmid);
+	numfield(p, T_MEM, _("Memory (MiB)"), c->vm.memory_mib);
+	numfield(p, T_CPUS, _("Virtual CPUs"), c->vm.vcpus);
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_WIN, _("Windows guest"));
+	it->on = c->vm.guest_os == VW_GUEST_WINDOWS;
+	it->group = 2;
+	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_LINUX, _("Linux guest"));
+	it->on = c->vm.guest_os == VW_GUEST_LINUX;
+	it->group = 2;
+	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_HIDE, _("\"Code 43\" options: hide KVM, Hyper-V vendor id"));
+	it->on = c->vm.hide_kvm;
+	if (!c->vm.existing) {
+		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Disk"));
+		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_QCOW, _("A new qcow2 image"));
+		it->on = c->vm.storage_type == VW_STORAGE_QCOW2;
+		it->group = 3;
+		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_IMAGE, _("An existing image file"));
+		it->on = c->vm.storage_type == VW_STORAGE_IMAGE;
+		it->group = 3;
+		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_DISK, _("A whole disk"));
+		it->on = c->vm.storage_type == VW_STORAGE_DISK;
+		it->group = 3;
+		it->disabled = !p->ndisks && c->vm.storage_type != VW_STORAGE_DISK;
+		if (it->disabled)
+			vw_item_note(it, _("no free disk"));
+		switch (c->vm.storage_type) {
+		case VW_STORAGE_QCOW2:
+			numfield(p, T_SIZE, _("Size (GiB)"),
+				 c->vm.storage_size_gib ? c->vm.storage_size_gib : VW_VM_DEFAULT_DISK_GIB);
+			field(p, T_PATH, _("Image file (empty: the default)"), c->vm.storage_path, 4096);
+			break;
+		case VW_STORAGE_IMAGE:
+			field(p, T_PATH, _("Image file"), c->vm.storage_path, 4096);
+			break;
+		case VW_STORAGE_DISK: {
+			size_t cur = 0;
+
+			for (size_t i = 0; i < p->ndisks; i++)
+				if (!strcmp(p->disks[i], c->vm.storage_path))
+					cur = i;
+			if (p->ndisks) {
+				it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_DISKSEL, _("Disk"));
+				vw_item_values(it, (const char *const *)p->disks, p->ndisks, cur);
+			}
+			break;
+		}
+		}
+	}
+	vw_list_align(&p->list);
+	vw_list_select(&p->list, keep);
+	p->shown = -1;
+}
+
+static void disk_details(struct vm *p, struct vw_text *t, const char *path)
+{
+	char size[32];
+
+	if (!p->st_ok)
+		return;
+	vw_text_add(t, VW_C_HEADING, 0, _("Disks of this host"));
+	for (size_t i = 0; i < p->st.ndisks; i++) {
+		const struct vw_blk_disk *d = &p->st.disks[i];
+
+		vw_storage_human_size(d->size, size, sizeof(size));
+		vw_text_addf(t, d->usable ? (!strcmp(path, d->dev) || !strcmp(path, d->by_id) ? VW_C_OK : VW_C_NORMAL)
+				 : VW_C_DIM, 6, "  %-8s %9s  %s%s%s", d->name, size, d->model,
+			     d->usable ? "" : " - ", d->usable ? "" : d->refusal);
+	}
+	if (!p->st.ndisks)
+		vw_text_add(t, VW_C_DIM, 0, _("No disks found."));
+}
+
+static void fill_details(struct vm *p, const struct vw_ctx *ctx)
+{
+	const struct vw_choices *c = ctx->ch;
+	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_text *t = &p->details;
+	int tag = it ? it->tag : -1;
+
+	if (tag == p->shown && t->np)
+		return;
+	if (!ctx->settled && t->np)
+		return;	/* moving: the details follow when the cursor rests */
+	p->shown = tag;
+	vw_text_clear(t);
+	t->top = 0;
+	switch (tag) {
+	case T_LIBVIRT:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "
+			      "wizard writes the domain document to /etc/vfiowiz/libvirt/ and defines it with "
+			      "virsh define: libvirt's own files are never edited."));
+		break;
+	case T_PROXMOX:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "
+			      "/etc/pve/qemu-server/VMID.conf. noVNC shows only the emulated display, never the "
+			      "passed-through GPU."));
+		break;
+	case T_EXISTING:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Add the devices to a VM you already have (by its name, or VMID on Proxmox): "
+			      "everything else in it is kept."));
+		break;
+	case T_NAME:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Letters, digits, '.', '_', '+' and '-'. Leave it empty to prepare the host only, "
+			      "without a VM."));
+		break;
+	case T_VMID:
+		vw_text_addf(t, VW_C_NORMAL, 0, _("The next free VMID on this host is %ld."),
+			     vw_pve_next_vmid(ctx->sr));
+		break;
+	case T_MEM:
+	case T_CPUS:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Leave enough to the host: a few GiB of memory and a core or two."));
+		break;
+	case T_WIN:
+	case T_LINUX:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("The guest system decides the Hyper-V options and the remote access offered in the "
+			      "next step."));
+		break;
+	case T_HIDE:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("NVIDIA drivers before R465 stop with \"Code 43\" when they see a hypervisor: these "
+			      "options hide it (KVM hidden state, a Hyper-V vendor id). Harmless otherwise; used "
+			      "for Windows guests with NVIDIA cards."));
+		break;
+	case T_QCOW:
+	case T_SIZE:
+		vw_text_addf(t, VW_C_NORMAL, 0,
+			     _("qemu-img creates a qcow2 image of this size, growing on demand; default place: "
+			       "/var/lib/libvirt/images/%s.qcow2."), *c->vm.name ? c->vm.name : "NAME");
+		break;
+	case T_IMAGE:
+	case T_PATH:
+		vw_text_add(t, VW_C_NORMAL, 0, _("The absolute path of an image on this host (qcow2 or raw)."));
+		break;
+	case T_DISK:
+	case T_DISKSEL:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("The VM gets a whole disk. Disks the host uses (mounted, swap, LVM, RAID, in fstab) "
+			      "are refused."));
+		disk_details(p, t, c->vm.storage_path);
+		break;
+	default:
+		break;
+	}
+}
+
+static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct vm *p = priv;
+
+	(void)err;
+	vw_list_init(&p->list);
+	vw_text_init(&p->details);
+	p->st_ok = vw_storage_list(ctx->sr, &p->st, NULL) == 0;
+	for (size_t i = 0; p->st_ok && i < p->st.ndisks; i++) {
+		const struct vw_blk_disk *d = &p->st.disks[i];
+
+		if (!d->usable)
+			continue;
+		p->disks = vw_xreallocarray(p->disks, p->ndisks + 1, sizeof(char *));
+		p->disks[p->ndisks++] = vw_xstrdup(*d->by_id ? d->by_id : d->dev);
+	}
+	build_list(p, ctx);
+	return 0;
+}
+
+static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
+{
+	struct vm *p = priv;
+
+	fill_details(p, ctx);
+	vw_draw_list_details(w, NULL, &p->list, 13, _("Details"), &p->details);
+}
+
+static void set_str(char **dst, const struct vw_field *f)
+{
+	free(*dst);
+	*dst = vw_field_get(f);
+}
+
+static void set_num(long *dst, const struct vw_field *f)
+{
+	char *s = vw_field_get(f), *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (!errno && end != s && !*end)
+		*dst = v;
+	free(s);
+}
+
+static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
+{
+	struct vm *p = priv;
+	enum vw_wkey r = vw_list_key(&p->list, k);
+	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_choices *c = ctx->ch;
+	bool rebuild = false;
+
+	if (r != VW_W_CHANGED || !it) {
+		if (r != VW_W_IGNORED)
+			return VW_KEY_HANDLED;
+		if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
+			return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
+		return VW_KEY_IGNORED;
+	}
+	switch (it->tag) {
+	case T_LIBVIRT: c->vm.target = VW_VM_LIBVIRT; rebuild = true; break;
+	case T_PROXMOX: c->vm.target = VW_VM_PROXMOX; rebuild = true; break;
+	case T_EXISTING: c->vm.existing = it->on; rebuild = true; break;
+	case T_NAME: set_str(&c->vm.name, &it->field); break;
+	case T_VMID: set_num(&c->vm.vmid, &it->field); break;
+	case T_MEM: set_num(&c->vm.memory_mib, &it->field); break;
+	case T_CPUS: set_num(&c->vm.vcpus, &it->field); break;
+	case T_WIN: c->vm.guest_os = VW_GUEST_WINDOWS; break;
+	case T_LINUX: c->vm.guest_os = VW_GUEST_LINUX; break;
+	case T_HIDE: c->vm.hide_kvm = it->on; break;
+	case T_QCOW:
+	case T_IMAGE:
+	case T_DISK:
+		c->vm.storage_type = it->tag == T_QCOW ? VW_STORAGE_QCOW2 :
+				     it->tag == T_IMAGE ? VW_STORAGE_IMAGE : VW_STORAGE_DISK;
+		free(c->vm.storage_path);
+		c->vm.storage_path = vw_xstrdup(it->tag == T_DISK && p->ndisks ? p->disks[0] : "");
+		rebuild = true;
+		break;
+	case T_SIZE: set_num(&c->vm.storage_size_gib, &it->field); break;
+	case T_PATH: set_str(&c->vm.storage_path, &it->field); break;
+	case T_DISKSEL:
+		free(c->vm.storage_path);
+		c->vm.storage_path = vw_xstrdup(it->values[it->value]);
+		break;
+	default: break;
+	}
+	vw_wizard_changed(ctx);
+	if (rebuild)
+		build_list(p, ctx);
+	p->shown = -1;
+	return VW_KEY_HANDLED;
+}
+
+/* The number in a field, or an error naming the field. */
+static int field_num(struct vm *p, int tag, long lo, long hi, long *out, struct vw_err *err)
+{
+	struct vw_item *it = vw_list_find(&p->list, tag);
+	char *s, *end;
+	long v;
+
+	if (!it)
+		return 0;
+	s = vw_field_get(&it->field);
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < lo || v > hi) {
+		vw_list_select(&p->list, tag);
+		free(s);
+		return vw_err_set(err, -EINVAL, _("%s: a whole number from %ld to %ld, please."), it->label, lo, hi);
+	}
+	free(s);
+	*out = v;
+	return 0;
+}
+
+static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct vm *p = priv;
+	struct vw_choices *c = ctx->ch;
+	struct vw_image_info info;
+
+	if (field_num(p, T_MEM, 256, 16L << 20, &c->vm.memory_mib, err) < 0 ||
+	    field_num(p, T_CPUS, 1, 1024, &c->vm.vcpus, err) < 0 ||
+	    field_num(p, T_VMID, 0, 999999999, &c->vm.vmid, err) < 0 ||
+	    field_num(p, T_SIZE, 1, 1L << 20, &c->vm.storage_size_gib, err) < 0)
+		return -1;
+	if (!*c->vm.name && !(c->vm.target == VW_VM_PROXMOX && c->vm.existing && c->vm.vmid))
+		return 0;	/* the host only, no VM */
+	if (*c->vm.name && !vw_vm_name_ok(c->vm.name)) {
+		vw_list_select(&p->list, T_NAME);
+		return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+						  "(at most 64, not starting with '.')."));
+	}
+	if (c->vm.existing)
+		return 0;
+	if (c->vm.storage_type == VW_STORAGE_IMAGE &&
+	    vw_storage_check_image(ctx->sr, c->vm.storage_path, &info, err) < 0) {
+		vw_list_select(&p->list, T_PATH);
+		return -1;
+	}
+	if (c->vm.storage_type == VW_STORAGE_DISK) {
+		const struct vw_blk_disk *d;
+
+		if (!p->st_ok || vw_storage_check_disk(&p->st, c->vm.storage_path, &d, err) < 0)
+			return p->st_ok ? -1 : vw_err_set(err, -ENOENT, _("The disks of this host cannot be listed."));
+	}
+	return 0;
+}
+
+static bool editing(void *priv)
+{
+	struct vm *p = priv;
+
+	return vw_list_editing(&p->list);
+}
+
+static void done(void *priv)
+{
+	struct vm *p = priv;
+
+	vw_list_done(&p->list);
+	vw_text_done(&p->details);
+	if (p->st_ok)
+		vw_storage_done(&p->st);
+	for (size_t i = 0; i < p->ndisks; i++)
+		free(p->disks[i]);
+	free(p->disks);
+}
+
+static const struct vw_keyhint keys[] = {
+	{ N_("Space"), N_("choose") },
+	{ NULL, NULL },
+};
+
+const struct vw_step_ops vw_step_vm = {
+	.id = "vm",
+	.title = N_("VM configuration"),
+	.help = N_("The VM that gets the card: a new one, or one you have. libvirt or Proxmox VE, q35 with "
+		   "OVMF (UEFI), every function of the card passed through, the \"Code 43\" options for "
+		   "Windows guests with NVIDIA cards, and its disk: a new qcow2 image, an existing image, "
+		   "or a whole disk the host does not use.\n\n"
+		   "Type in the fields directly; Up and Down move between them. Leave the name empty to "
+		   "prepare the host only."),
+	.keys = keys,
+	.priv_size = sizeof(struct vm),
+	.enter = enter,
+	.draw = draw,
+	.key = key,
+	.leave = leave,
+	.done = done,
+	.editing = editing,
+};

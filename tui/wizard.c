@@ -1,0 +1,986 @@
+/* wizard.c - the step runner: the walk, the keys every step shares, the
+ * screen frame, help, quit, resume, and the headless scripted mode. */
+#include "wizard.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "demo.h"
+
+/* The walk, in order. */
+static const struct vw_step_ops *const steps[] = {
+	&vw_step_checks, &vw_step_gpu, &vw_step_groups, &vw_step_isolation, &vw_step_vm,
+	&vw_step_access, &vw_step_review, &vw_step_apply, &vw_step_verify,
+};
+
+enum { DLG_QUIT = -1 };
+
+struct script_key {
+	int key;
+	int cols, lines;	/* for resizes */
+};
+
+struct vw_wizard {
+	struct vw_ctx ctx;
+	size_t cur;
+	void *priv;
+	bool entered;
+	WINDOW *body;
+	struct vw_dialog dlg;
+	bool help_open;
+	struct vw_text help;
+	char msg[600];
+	enum vw_ui_color msg_color;
+	bool quit;
+	bool pending_next;
+	char *goto_id;
+	struct vw_demo demo;	/* the demo host's private copy */
+	bool demo_swapped;	/* ctx.sr is the copy */
+	/* headless */
+	bool headless;
+	struct script_key *script;
+	size_t nscript, ip;
+	const char *dump;
+	unsigned ndump;
+};
+
+#define SCRIPT_RESIZE VW_KEY_FN(0775)
+/* How long the keys must pause before details panes follow the cursor. */
+#define SETTLE_MS 120
+
+/* ---- helpers for the steps ---- */
+
+void vw_wizard_msg(struct vw_ctx *ctx, enum vw_ui_color c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(ctx->wz->msg, sizeof(ctx->wz->msg), fmt, ap);
+	va_end(ap);
+	ctx->wz->msg_color = c;
+}
+
+void vw_wizard_confirm(struct vw_ctx *ctx, int id, const char *title, const char *text,
+		       const char *const *buttons, int nbuttons, int cancel)
+{
+	vw_dialog_open(&ctx->wz->dlg, id, title, text, buttons, nbuttons, cancel);
+}
+
+void vw_wizard_plan_reset(struct vw_ctx *ctx)
+{
+	vw_plan_done(&ctx->plan);
+	vw_plan_init(&ctx->plan);
+	ctx->plan_ok = false;
+	free(ctx->plan_error);
+	ctx->plan_error = NULL;
+	for (size_t i = 0; i < ctx->nplan_notes; i++)
+		free(ctx->plan_notes[i]);
+	free(ctx->plan_notes);
+	ctx->plan_notes = NULL;
+	ctx->nplan_notes = 0;
+	free(ctx->accept);
+	ctx->accept = NULL;
+	if (ctx->applied) {	/* a new plan can be applied again */
+		vw_apply_result_done(&ctx->applied_res);
+		memset(&ctx->applied_res, 0, sizeof(ctx->applied_res));
+		ctx->applied = false;
+		free(ctx->apply_error);
+		ctx->apply_error = NULL;
+	}
+	if (ctx->plan_built) {
+		vw_hostplan_done(&ctx->hp);
+		vw_vm_info_done(&ctx->vmi);
+		vw_access_info_done(&ctx->ai);
+		ctx->plan_built = false;
+	}
+}
+
+void vw_wizard_changed(struct vw_ctx *ctx)
+{
+	ctx->dirty = true;
+	vw_wizard_plan_reset(ctx);
+}
+
+int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct vw_wizard *wz = ctx->wz;
+	struct vw_sysroot *copy;
+
+	if (!ctx->demo || wz->demo_swapped)
+		return 0;
+	if (vw_demo_wait(&wz->demo, err) < 0 || vw_sysroot_open(&copy, wz->demo.dir, err) < 0)
+		return -1;
+	vw_sysroot_free(ctx->sr);
+	ctx->sr = copy;
+	wz->demo_swapped = true;
+	return 0;
+}
+
+int vw_wizard_save(struct vw_ctx *ctx, struct vw_err *err)
+{
+	int r;
+
+	if (vw_wizard_writable(ctx, err) < 0)
+		return -1;
+	free(ctx->state->step);
+	ctx->state->step = vw_xstrdup(steps[ctx->wz->cur]->id);
+	free(ctx->state->boot_id);
+	ctx->state->boot_id = vw_xstrdup(ctx->boot_id);
+	r = vw_state_save(ctx->state, ctx->sr, err);
+	if (r == 0)
+		ctx->dirty = false;
+	return r;
+}
+
+void vw_wizard_next(struct vw_ctx *ctx)
+{
+	ctx->wz->pending_next = true;
+}
+
+void vw_wizard_goto(struct vw_ctx *ctx, const char *id)
+{
+	free(ctx->wz->goto_id);
+	ctx->wz->goto_id = vw_xstrdup(id);
+}
+
+int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err)
+{
+	struct vw_facts nf;
+	int r = vw_facts_probe(&nf, ctx->sr, err);
+
+	if (r < 0)
+		return r;
+	vw_findings_done(ctx->findings);
+	vw_facts_done(ctx->facts);
+	*ctx->facts = nf;
+	vw_findings_eval(ctx->facts, ctx->findings);
+	free(ctx->boot_id);
+	ctx->boot_id = vw_boot_id(ctx->sr);
+	return 0;
+}
+
+int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a)
+{
+	char **lines;
+	size_t n = vw_ui_wrap(text, width, 0, &lines);
+	int used = 0;
+
+	for (size_t i = 0; i < n && used < max; i++, used++)
+		vw_ui_put(w, y + used, x, width, lines[i], a);
+	vw_strv_free(lines);
+	return used;
+}
+
+void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
+			  const char *details_title, struct vw_text *details)
+{
+	int H = getmaxy(w), W = getmaxx(w), y = 0, lh, rest;
+
+	if (intro && *intro) {
+		y += vw_draw_para(w, y, 0, W, 3, intro, A_NORMAL);
+		y++;
+	}
+	rest = H - y;
+	lh = (int)l->n;
+	if (list_max <= 0)
+		list_max = rest / 2 > 4 ? rest / 2 : 4;
+	if (lh > list_max)
+		lh = list_max;
+	if (lh > rest - 3)
+		lh = rest - 3;
+	if (lh < 1)
+		lh = 1;
+	vw_list_draw(l, w, y, 0, lh, W, true);
+	y += lh;
+	if (!details || H - y < 3)
+		return;
+	vw_ui_rule(w, y, 0, W, details_title, vw_ui_attr(VW_C_FRAME));
+	y++;
+	vw_text_draw(details, w, y, 0, H - y, W);
+}
+
+const char *vw_sev_label(enum vw_severity s)
+{
+	switch (s) {
+	/* TRANSLATORS: severity marks in the host checks, at most 5 columns. */
+	case VW_SEV_OK: return _("ok");
+	case VW_SEV_INFO: return _("info");
+	case VW_SEV_WARN: return _("warn");
+	case VW_SEV_FIXABLE: return _("fix");
+	case VW_SEV_BLOCKER: return _("stop");
+	}
+	return "";
+}
+
+enum vw_ui_color vw_sev_color(enum vw_severity s)
+{
+	switch (s) {
+	case VW_SEV_OK: return VW_C_OK;
+	case VW_SEV_INFO: return VW_C_INFO;
+	case VW_SEV_WARN: return VW_C_WARN;
+	case VW_SEV_FIXABLE: return VW_C_FIX;
+	case VW_SEV_BLOCKER: return VW_C_ERROR;
+	}
+	return VW_C_NORMAL;
+}
+
+const char *vw_bootloader_label(enum vw_bootloader b)
+{
+	switch (b) {
+	case VW_BL_GRUB: return "GRUB";
+	case VW_BL_SYSTEMD_BOOT: return "systemd-boot";
+	case VW_BL_KERNEL_INSTALL: return "kernel-install";
+	case VW_BL_PROXMOX: return "proxmox-boot-tool";
+	case VW_BL_KERNELSTUB: return "kernelstub";
+	case VW_BL_GRUBBY: return "grubby";
+	default: return _("unknown");
+	}
+}
+
+const char *vw_initramfs_label(enum vw_initramfs i)
+{
+	switch (i) {
+	case VW_IRFS_INITRAMFS_TOOLS: return "initramfs-tools";
+	case VW_IRFS_DRACUT: return "dracut";
+	case VW_IRFS_MKINITCPIO: return "mkinitcpio";
+	case VW_IRFS_BOOSTER: return "booster";
+	default: return _("unknown");
+	}
+}
+
+void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *v = d->vendor_name, *n = d->device_name;
+
+	vw_buf_printf(out, "%s ", d->addr);
+	/* "NVIDIA Corporation" says no more than "NVIDIA" in a list. */
+	if (vw_startswith(v, "NVIDIA"))
+		v = "NVIDIA";
+	else if (vw_startswith(v, "Advanced Micro Devices"))
+		v = "AMD";
+	else if (vw_startswith(v, "Intel Corporation"))
+		v = "Intel";
+	if (*n)
+		vw_buf_printf(out, "%s %s", *v ? v : "", n);
+	else
+		vw_buf_printf(out, "[%04x:%04x]", d->vendor, d->device);
+}
+
+/* ---- the walk ---- */
+
+static const struct vw_step_ops *step(const struct vw_wizard *wz)
+{
+	return steps[wz->cur];
+}
+
+static bool skipped(const struct vw_wizard *wz, size_t i)
+{
+	return steps[i]->skip && steps[i]->skip(&wz->ctx);
+}
+
+static void leave_step(struct vw_wizard *wz)
+{
+	if (!wz->entered)
+		return;
+	if (step(wz)->done)
+		step(wz)->done(wz->priv);
+	free(wz->priv);
+	wz->priv = NULL;
+	wz->entered = false;
+}
+
+static int enter_step(struct vw_wizard *wz, size_t i, struct vw_err *err)
+{
+	const struct vw_step_ops *s = steps[i];
+	int r = 0;
+
+	leave_step(wz);
+	wz->cur = i;
+	wz->priv = vw_xcalloc(1, s->priv_size ? s->priv_size : 1);
+	if (s->enter)
+		r = s->enter(wz->priv, &wz->ctx, err);
+	if (r < 0) {
+		if (s->done)	/* what enter() made before it failed */
+			s->done(wz->priv);
+		free(wz->priv);
+		wz->priv = NULL;
+		return r;
+	}
+	wz->entered = true;
+	return 0;
+}
+
+/* Enter step i; on failure say why and go back to where we were. */
+static void go_to(struct vw_wizard *wz, size_t i)
+{
+	struct vw_err err = { 0 };
+	size_t from = wz->cur;
+
+	if (enter_step(wz, i, &err) == 0)
+		return;
+	vw_wizard_msg(&wz->ctx, VW_C_ERROR, "%s", err.msg[0] ? err.msg : _("This step cannot open."));
+	if (from != i && enter_step(wz, from, &err) == 0)
+		return;
+	for (size_t k = 0; k < VW_ARRAY_SIZE(steps); k++)	/* last resort */
+		if (!skipped(wz, k) && enter_step(wz, k, &err) == 0)
+			return;
+	wz->quit = true;
+}
+
+static void go_next(struct vw_wizard *wz)
+{
+	struct vw_err err = { 0 };
+	size_t i = wz->cur;
+
+	if (step(wz)->leave && step(wz)->leave(wz->priv, &wz->ctx, &err) < 0) {
+		vw_wizard_msg(&wz->ctx, VW_C_ERROR, "%s", err.msg);
+		return;
+	}
+	do
+		i++;
+	while (i < VW_ARRAY_SIZE(steps) && skipped(wz, i));
+	if (i >= VW_ARRAY_SIZE(steps)) {	/* the end of the walk */
+		if (wz->ctx.dirty && vw_wizard_save(&wz->ctx, &err) < 0) {
+			vw_wizard_msg(&wz->ctx, VW_C_ERROR, "%s", err.msg);
+			return;
+		}
+		wz->quit = true;
+		return;
+	}
+	go_to(wz, i);
+	if (wz->cur == i) {
+		/* Progress is saved at every step, so a reboot or a lost SSH
+		   link resumes here.  Not being able to is said, not fatal. */
+		if (vw_wizard_save(&wz->ctx, &err) < 0 && !wz->msg[0])
+			vw_wizard_msg(&wz->ctx, VW_C_WARN, _("Your choices are not saved: %s"), err.msg);
+	}
+}
+
+static void go_back(struct vw_wizard *wz)
+{
+	size_t i = wz->cur;
+
+	while (i > 0) {
+		i--;
+		if (!skipped(wz, i)) {
+			go_to(wz, i);
+			return;
+		}
+	}
+	vw_wizard_msg(&wz->ctx, VW_C_INFO, _("This is the first step."));
+}
+
+static void request_quit(struct vw_wizard *wz)
+{
+	const char *buttons[3];
+
+	if (!wz->ctx.dirty) {
+		wz->quit = true;
+		return;
+	}
+	buttons[0] = _("Save and quit");
+	buttons[1] = _("Quit without saving");
+	buttons[2] = _("Stay");
+	vw_dialog_open(&wz->dlg, DLG_QUIT, _("Quit"),
+		       _("Your choices have changed since they were last saved. Save them, so that the "
+			 "wizard starts from here next time?"), buttons, 3, 2);
+}
+
+static void quit_answer(struct vw_wizard *wz, int button)
+{
+	struct vw_err err = { 0 };
+
+	if (button == 0) {
+		if (vw_wizard_save(&wz->ctx, &err) < 0) {
+			vw_wizard_msg(&wz->ctx, VW_C_ERROR, _("Cannot save: %s"), err.msg);
+			return;
+		}
+		wz->quit = true;
+	} else if (button == 1) {
+		wz->quit = true;
+	}
+}
+
+/* ---- help ---- */
+
+/* "  key            what", aligned by display width. */
+static void help_line(struct vw_text *t, const char *key, const char *what)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_adds(&b, "  ");
+	vw_ui_pad(&b, key, 16);
+	vw_buf_adds(&b, what);
+	vw_text_add(t, VW_C_NORMAL, 18, b.data);
+	vw_buf_done(&b);
+}
+
+static void open_help(struct vw_wizard *wz)
+{
+	const struct vw_step_ops *s = step(wz);
+	struct vw_text *t = &wz->help;
+	static const struct vw_keyhint global[] = {
+		/* TRANSLATORS: the keys every step shares, in the help; the key
+		   names as printed on keyboards. */
+		{ N_("Up Down  j k"), N_("move") },
+		{ N_("Space"), N_("tick, or choose") },
+		{ N_("Enter  Tab"), N_("go on to the next step") },
+		{ N_("Esc  Backspace"), N_("go back to the previous step") },
+		{ "F1  ?", N_("this help") },
+		{ "q", N_("quit (asks when something is not saved)") },
+		{ "Ctrl-L", N_("draw the screen again") },
+	};
+
+	vw_text_clear(t);
+	t->top = 0;
+	if (s->help)
+		vw_text_add(t, VW_C_NORMAL, 0, _(s->help));
+	vw_text_add(t, VW_C_NORMAL, 0, "");
+	if (s->keys && s->keys[0].key) {
+		vw_text_add(t, VW_C_HEADING, 0, _("Keys of this step"));
+		for (const struct vw_keyhint *k = s->keys; k->key; k++)
+			help_line(t, _(k->key), _(k->what));
+		vw_text_add(t, VW_C_NORMAL, 0, "");
+	}
+	vw_text_add(t, VW_C_HEADING, 0, _("Keys of every step"));
+	for (size_t i = 0; i < VW_ARRAY_SIZE(global); i++)
+		help_line(t, _(global[i].key), _(global[i].what));
+	vw_text_add(t, VW_C_NORMAL, 0, "");
+	vw_text_add(t, VW_C_DIM, 0,
+		    _("Nothing is written to the host before the review step shows it as a diff and you "
+		      "accept it. Every write is journaled: \"vfiowiz undo\" restores the files."));
+	wz->help_open = true;
+}
+
+/* ---- drawing ---- */
+
+static bool too_small(void)
+{
+	return COLS < VW_UI_MIN_COLS || LINES < VW_UI_MIN_LINES;
+}
+
+static const char *host_label(const struct vw_wizard *wz)
+{
+	if (wz->ctx.demo)
+		return _("demo host");
+	if (!vw_sysroot_is_host(wz->ctx.sr))
+		return vw_sysroot_root(wz->ctx.sr);
+	return _("this host");
+}
+
+static void draw_title(struct vw_wizard *wz)
+{
+	attr_t a = vw_ui_attr(VW_C_TITLE);
+	size_t shown = 0, pos = 0;
+	int used, hw;
+	const char *host = host_label(wz);
+	struct vw_buf b = VW_BUF_INIT;
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(steps); i++) {
+		if (skipped(wz, i))
+			continue;
+		shown++;
+		if (i <= wz->cur)
+			pos = shown;
+	}
+	vw_ui_fill(stdscr, 0, 0, COLS, a);
+	used = vw_ui_put(stdscr, 0, 1, COLS - 2, "vfiowiz", a | A_BOLD);
+	/* TRANSLATORS: the step counter in the title line: "3/9". */
+	vw_buf_printf(&b, _("  %zu/%zu  %s"), pos, shown, _(step(wz)->title));
+	used += vw_ui_put(stdscr, 0, 1 + used, COLS - 2 - used, b.data, a);
+	hw = vw_ui_width(host);
+	if (hw > COLS / 3)
+		hw = COLS / 3;
+	if (1 + used + 2 + hw < COLS - 1)
+		vw_ui_put(stdscr, 0, COLS - 1 - hw, hw, host, a);
+	vw_buf_done(&b);
+}
+
+struct hint {
+	const char *key, *what;
+};
+
+static int hint_width(const struct hint *h)
+{
+	return vw_ui_width(h->key) + 1 + vw_ui_width(h->what) + 2;
+}
+
+static void draw_status(struct vw_wizard *wz)
+{
+	struct hint hs[16];
+	size_t n = 0, nstep = 0;
+	int total = 0, x = 0;
+	const struct vw_step_ops *s = step(wz);
+	bool last = true;
+	attr_t a = vw_ui_attr(VW_C_STATUS), ka = vw_ui_attr(VW_C_STATUSKEY);
+
+	for (size_t i = wz->cur + 1; i < VW_ARRAY_SIZE(steps); i++)
+		last &= skipped(wz, i);
+	if (wz->help_open) {
+		hs[n++] = (struct hint){ vw_ui.g.updown, _("scroll") };
+		/* TRANSLATORS: key names in the key line, as printed on keyboards. */
+		hs[n++] = (struct hint){ _("Esc"), _("close the help") };
+	} else if (wz->dlg.open) {
+		hs[n++] = (struct hint){ _("Left Right"), _("choose") };
+		hs[n++] = (struct hint){ _("Enter"), _("confirm") };
+		hs[n++] = (struct hint){ _("Esc"), _("cancel") };
+	} else {
+		hs[n++] = (struct hint){ vw_ui.g.updown, _("move") };
+		for (const struct vw_keyhint *k = s->keys; k && k->key && n < 10; k++, nstep++)
+			hs[n++] = (struct hint){ _(k->key), _(k->what) };
+		/* TRANSLATORS: what Enter does on the last step. */
+		const char *el = s->enter_label ? s->enter_label(wz->priv, &wz->ctx) : NULL;
+
+		hs[n++] = (struct hint){ _("Enter"), el ? _(el) : last ? _("finish") : _("next") };
+		hs[n++] = (struct hint){ _("Esc"), _("back") };
+		hs[n++] = (struct hint){ "F1", _("help") };
+		hs[n++] = (struct hint){ "q", _("quit") };
+	}
+	for (size_t i = 0; i < n; i++)
+		total += hint_width(&hs[i]);
+	/* Too wide: drop the step's own keys first, last ones first (F1 lists them). */
+	while (total > COLS - 1 && nstep > 0) {
+		size_t drop = nstep;	/* hs[1..nstep] are the step's */
+
+		total -= hint_width(&hs[drop]);
+		memmove(&hs[drop], &hs[drop + 1], (n - drop - 1) * sizeof(hs[0]));
+		n--;
+		nstep--;
+	}
+	vw_ui_fill(stdscr, LINES - 1, 0, COLS, a);
+	x = 1;
+	for (size_t i = 0; i < n && x < COLS - 1; i++) {
+		x += vw_ui_put(stdscr, LINES - 1, x, COLS - 1 - x, hs[i].key, ka);
+		x += vw_ui_put(stdscr, LINES - 1, x, COLS - 1 - x, " ", a);
+		x += vw_ui_put(stdscr, LINES - 1, x, COLS - 1 - x, hs[i].what, a);
+		x += vw_ui_put(stdscr, LINES - 1, x, COLS - 1 - x, "  ", a);
+	}
+}
+
+static void draw_too_small(void)
+{
+	char *text = vw_xasprintf(_("The terminal is %dx%d. vfiowiz needs at least %dx%d: make the "
+				    "window larger, or press q to quit."),
+				  COLS, LINES, VW_UI_MIN_COLS, VW_UI_MIN_LINES);
+	char **lines;
+	int width = COLS > 4 ? COLS - 2 : COLS;
+	size_t n = vw_ui_wrap(text, width, 0, &lines);
+	int y = LINES > (int)n ? (LINES - (int)n) / 2 : 0;
+
+	for (size_t i = 0; i < n && y + (int)i < LINES; i++) {
+		int w = vw_ui_width(lines[i]);
+
+		vw_ui_put(stdscr, y + (int)i, w < COLS ? (COLS - w) / 2 : 0, COLS, lines[i],
+			  vw_ui_attr(VW_C_WARN));
+	}
+	vw_strv_free(lines);
+	free(text);
+}
+
+static void make_body(struct vw_wizard *wz)
+{
+	if (wz->body)
+		delwin(wz->body);
+	wz->body = NULL;
+	if (!too_small())
+		wz->body = derwin(stdscr, LINES - 3, COLS - 2, 1, 1);
+}
+
+static void draw(struct vw_wizard *wz)
+{
+	werase(stdscr);
+	if (too_small() || !wz->body) {
+		draw_too_small();
+	} else {
+		draw_title(wz);
+		werase(wz->body);
+		if (wz->entered && step(wz)->draw)
+			step(wz)->draw(wz->priv, &wz->ctx, wz->body);
+		if (wz->msg[0]) {	/* up to five lines, over the bottom of the step */
+			char **lines;
+			size_t n = vw_ui_wrap(wz->msg, COLS - 2, 0, &lines);
+
+			if (n > 5)
+				n = 5;
+			for (size_t i = 0; i < n; i++) {
+				int y = LINES - 1 - (int)n + (int)i;
+
+				vw_ui_fill(stdscr, y, 0, COLS, A_NORMAL);
+				vw_ui_put(stdscr, y, 1, COLS - 2, lines[i], vw_ui_attr(wz->msg_color));
+			}
+			vw_strv_free(lines);
+		}
+		draw_status(wz);
+		if (wz->help_open) {
+			char *title = vw_xasprintf(_("Help: %s"), _(step(wz)->title));
+
+			vw_overlay_draw(&wz->help, stdscr, title, NULL);
+			free(title);
+		}
+		vw_dialog_draw(&wz->dlg, stdscr);
+	}
+	wnoutrefresh(stdscr);
+	doupdate();
+}
+
+static void dump(struct vw_wizard *wz)
+{
+	char *path, *text;
+	FILE *fp;
+
+	if (!wz->dump)
+		return;
+	path = vw_xasprintf("%s/%03u-%s.txt", wz->dump, wz->ndump++,
+			    too_small() ? "too-small" : step(wz)->id);
+	text = vw_ui_dump();
+	fp = fopen(path, "w");
+	if (fp) {
+		fputs(text, fp);
+		fclose(fp);
+	}
+	free(text);
+	free(path);
+}
+
+/* ---- keys ---- */
+
+static void dispatch(struct vw_wizard *wz, int key)
+{
+	const struct vw_step_ops *s = step(wz);
+	bool editing;
+	enum vw_key_result r;
+
+	wz->msg[0] = '\0';
+	if (key == VW_KEY_CTRL('l')) {
+		clearok(curscr, TRUE);
+		return;
+	}
+	if (too_small() || !wz->body) {
+		if (key == 'q' || key == 'Q') {
+			struct vw_err err = { 0 };
+
+			/* No room for the dialog: keep the choices, they cost nothing. */
+			if (wz->ctx.dirty)
+				vw_wizard_save(&wz->ctx, &err);
+			wz->quit = true;
+		}
+		return;
+	}
+	if (wz->help_open) {
+		if (key == VW_KEY_ESC || key == 'q' || key == VW_KEY_F1 || key == '?' || key == VW_KEY_RET ||
+		    key == VW_KEY_BACKSPACE)
+			wz->help_open = false;
+		else
+			vw_text_key(&wz->help, key);
+		return;
+	}
+	if (wz->dlg.open) {
+		if (vw_dialog_key(&wz->dlg, key) == VW_W_CHOSEN) {
+			int id = wz->dlg.id, b = wz->dlg.sel;
+
+			vw_dialog_close(&wz->dlg);
+			if (id == DLG_QUIT)
+				quit_answer(wz, b);
+			else if (s->answer)
+				s->answer(wz->priv, &wz->ctx, id, b);
+		}
+		return;
+	}
+	editing = s->editing && s->editing(wz->priv);
+	if (key == VW_KEY_F1 || (key == '?' && !editing)) {
+		open_help(wz);
+		return;
+	}
+	r = s->key ? s->key(wz->priv, &wz->ctx, key) : VW_KEY_IGNORED;
+	switch (r) {
+	case VW_KEY_NEXT:
+		go_next(wz);
+		return;
+	case VW_KEY_BACK:
+		go_back(wz);
+		return;
+	case VW_KEY_HANDLED:
+		return;
+	case VW_KEY_IGNORED:
+		break;
+	}
+	if (key == VW_KEY_RET || key == VW_KEY_TAB)
+		go_next(wz);
+	else if (key == VW_KEY_ESC || key == VW_KEY_BACKSPACE)
+		go_back(wz);
+	else if ((key == 'q' || key == 'Q') && !editing)
+		request_quit(wz);
+}
+
+static int parse_script(struct vw_wizard *wz, const char *script, struct vw_err *err)
+{
+	char *copy = vw_xstrdup(script), *save = NULL;
+
+	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+		struct script_key k = { VW_KEY_NONE, 0, 0 };
+
+		tok = vw_strtrim(tok);
+		if (!*tok)
+			continue;
+		if (vw_startswith(tok, "type:")) {
+			wchar_t wc;
+			mbstate_t st;
+			const char *p = tok + 5;
+
+			memset(&st, 0, sizeof(st));
+			while (*p) {
+				size_t n = mbrtowc(&wc, p, strlen(p), &st);
+
+				if (n == (size_t)-1 || n == (size_t)-2 || n == 0)
+					break;
+				wz->script = vw_xreallocarray(wz->script, wz->nscript + 1, sizeof(*wz->script));
+				wz->script[wz->nscript++] = (struct script_key){ (int)wc, 0, 0 };
+				p += n;
+			}
+			continue;
+		}
+		if (vw_startswith(tok, "resize:")) {
+			if (sscanf(tok + 7, "%dx%d", &k.cols, &k.lines) != 2 || k.cols < 10 || k.lines < 5 ||
+			    k.cols > 1000 || k.lines > 1000) {
+				free(copy);
+				return vw_err_set(err, -EINVAL, _("bad size in the script: %s"), tok);
+			}
+			k.key = SCRIPT_RESIZE;
+		} else {
+			k.key = vw_ui_key_parse(tok);
+		}
+		if (k.key == VW_KEY_NONE) {
+			free(copy);
+			return vw_err_set(err, -EINVAL, _("unknown key in the script: %s"), tok);
+		}
+		wz->script = vw_xreallocarray(wz->script, wz->nscript + 1, sizeof(*wz->script));
+		wz->script[wz->nscript++] = k;
+	}
+	free(copy);
+	return 0;
+}
+
+/* ---- set up and run ---- */
+
+static size_t start_step(struct vw_wizard *wz, const char *start_at)
+{
+	struct vw_ctx *ctx = &wz->ctx;
+	const char *want = start_at;
+
+	if (!want && ctx->state->applied)
+		want = "verify";	/* after apply: reboot, then verify */
+	if (!want && *ctx->state->step)
+		want = ctx->state->step;
+	if (want && !strcmp(want, "apply") && !ctx->plan_ok)
+		want = "review";	/* the plan is made again first */
+	for (size_t i = 0; want && i < VW_ARRAY_SIZE(steps); i++)
+		if (!strcmp(steps[i]->id, want))
+			return i;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(steps); i++)
+		if (!skipped(wz, i))
+			return i;
+	return 0;
+}
+
+static int check_start_at(const char *id)
+{
+	for (size_t i = 0; i < VW_ARRAY_SIZE(steps); i++)
+		if (!strcmp(steps[i]->id, id))
+			return 0;
+	fprintf(stderr, _("%s: no step '%s'; the steps are:"), PACKAGE, id);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(steps); i++)
+		fprintf(stderr, " %s", steps[i]->id);
+	fputc('\n', stderr);
+	return -1;
+}
+
+int vw_wizard_run(const struct vw_wizard_opts *o)
+{
+	struct vw_wizard wz;
+	struct vw_sysroot *sr = NULL;
+	struct vw_facts facts;
+	struct vw_findings findings;
+	struct vw_state state;
+	struct vw_err err = { 0 };
+	struct vw_ui_opts uo = { 0 };
+	char *demo_src = NULL;
+	const char *root = o->sysroot;
+	int r, rc = 0;
+
+	memset(&wz, 0, sizeof(wz));
+	if (o->start_at && check_start_at(o->start_at) < 0)
+		return VW_EXIT_ERROR;
+	if (o->script && parse_script(&wz, o->script, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
+		return VW_EXIT_ERROR;
+	}
+	if (o->dump && mkdir(o->dump, 0755) < 0 && errno != EEXIST) {
+		fprintf(stderr, _("%s: cannot make %s: %s\n"), PACKAGE, o->dump, strerror(errno));
+		free(wz.script);
+		return VW_EXIT_ERROR;
+	}
+	if (o->demo) {
+		demo_src = vw_cli_demo_dir();
+		if (!demo_src) {
+			fprintf(stderr, _("%s: the demo host is not installed (set VFIOWIZ_DEMO)\n"), PACKAGE);
+			free(wz.script);
+			return VW_EXIT_ERROR;
+		}
+		/* Copied in the background once the first screen is up: until
+		   then the wizard reads the tree itself; the first write waits
+		   for the copy. */
+		root = demo_src;
+	}
+	if (vw_sysroot_open(&sr, root, &err) < 0 || vw_facts_probe(&facts, sr, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
+		rc = VW_EXIT_ERROR;
+		goto out_root;
+	}
+	vw_findings_eval(&facts, &findings);
+	vw_state_init(&state);
+	r = vw_state_load(&state, sr, &err);
+	if (r < 0 && r != -ENOENT)	/* said on screen below; start afresh */
+		vw_state_init(&state);
+
+	wz.ctx.sr = sr;
+	wz.ctx.facts = &facts;
+	wz.ctx.findings = &findings;
+	wz.ctx.state = &state;
+	wz.ctx.ch = &state.choices;
+	wz.ctx.boot_id = vw_boot_id(sr);
+	wz.ctx.demo = o->demo;
+	wz.ctx.live = vw_sysroot_is_host(sr);
+	wz.ctx.rebooted = vw_state_rebooted(&state, wz.ctx.boot_id);
+	wz.ctx.wz = &wz;
+	wz.ctx.settled = true;	/* headless runs are always settled */
+	vw_plan_init(&wz.ctx.plan);
+	vw_text_init(&wz.help);
+	wz.headless = o->script != NULL;
+	wz.dump = o->dump;
+
+	uo.headless = wz.headless;
+	uo.cols = o->cols > 0 ? o->cols : 80;
+	uo.lines = o->lines > 0 ? o->lines : 24;
+	uo.mono = o->mono;
+	if (vw_ui_open(&uo, &err) < 0) {
+		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
+		rc = VW_EXIT_ERROR;
+		goto out;
+	}
+	make_body(&wz);
+	go_to(&wz, start_step(&wz, o->start_at));
+	if (r < 0 && r != -ENOENT)
+		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("The saved state was not read (%s): starting afresh."), err.msg);
+	else if (wz.ctx.rebooted && !o->start_at)
+		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the host has rebooted since the changes were applied."));
+	draw(&wz);
+	dump(&wz);
+	if (o->demo && vw_demo_start(&wz.demo, demo_src, &err) < 0) {
+		vw_ui_close();
+		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
+		rc = VW_EXIT_ERROR;
+		wz.quit = true;
+	}
+	while (!wz.quit) {
+		int key;
+
+		if (wz.headless) {
+			if (wz.ip >= wz.nscript)
+				break;
+			key = wz.script[wz.ip].key;
+			if (key == SCRIPT_RESIZE) {
+				vw_ui_resize(wz.script[wz.ip].cols, wz.script[wz.ip].lines);
+				key = VW_KEY_RESIZE;
+			}
+			wz.ip++;
+		} else {
+			key = vw_ui_getkey(wz.ctx.settled ? -1 : SETTLE_MS);
+			if (key == VW_KEY_NONE) {	/* the cursor rests: details now */
+				wz.ctx.settled = true;
+				draw(&wz);
+				continue;
+			}
+			wz.ctx.settled = false;
+		}
+		if (key == VW_KEY_INTR) {
+			/* Ctrl-C, a kill or a lost terminal: quit, keeping the choices. */
+			if (wz.ctx.dirty)
+				vw_wizard_save(&wz.ctx, &err);
+			rc = vw_ui_interrupted ? 128 + vw_ui_interrupted : rc;
+			break;
+		}
+		if (key == VW_KEY_RESIZE)
+			make_body(&wz);
+		else
+			dispatch(&wz, key);
+		if (wz.pending_next && !wz.quit) {
+			wz.pending_next = false;
+			go_next(&wz);
+		}
+		if (wz.goto_id) {
+			for (size_t i = 0; i < VW_ARRAY_SIZE(steps); i++)
+				if (!strcmp(steps[i]->id, wz.goto_id))
+					go_to(&wz, i);
+			free(wz.goto_id);
+			wz.goto_id = NULL;
+		}
+		if (!wz.quit) {
+			draw(&wz);
+			dump(&wz);
+		}
+	}
+	leave_step(&wz);
+	if (wz.body)
+		delwin(wz.body);
+	vw_ui_close();
+out:
+	vw_dialog_close(&wz.dlg);
+	vw_text_done(&wz.help);
+	vw_wizard_plan_reset(&wz.ctx);
+	vw_plan_done(&wz.ctx.plan);
+	if (wz.ctx.applied)
+		vw_apply_result_done(&wz.ctx.applied_res);
+	free(wz.ctx.apply_error);
+	free(wz.ctx.boot_id);
+	vw_state_done(&state);
+	vw_findings_done(&findings);
+	vw_facts_done(&facts);
+out_root:
+	vw_sysroot_free(wz.ctx.sr ? wz.ctx.sr : sr);
+	if (o->demo)
+		vw_demo_end(&wz.demo);
+	free(demo_src);
+	free(wz.script);
+	return rc;
+}
+
+int vw_cmd_wizard(const struct vw_cli *cli)
+{
+	struct vw_wizard_opts o = { 0 };
+
+	if (cli->argc > 1) {
+		fprintf(stderr, _("%s: unexpected argument '%s'\n"), PACKAGE, cli->argv[1]);
+		return VW_EXIT_ERROR;
+	}
+	if (cli->size && (sscanf(cli->size, "%dx%d", &o.cols, &o.lines) != 2 || o.cols < 10 || o.lines < 5 ||
+			  o.cols > 1000 || o.lines > 1000)) {
+		fprintf(stderr, _("%s: --size wants COLSxLINES, like 80x24\n"), PACKAGE);
+		return VW_EXIT_ERROR;
+	}
+	if ((cli->dump || cli->size) && !cli->script) {
+		fprintf(stderr, _("%s: --dump and --size go with --script\n"), PACKAGE);
+		return VW_EXIT_ERROR;
+	}
+	o.sysroot = cli->sysroot;
+	o.demo = cli->demo;
+	o.script = cli->script;
+	o.dump = cli->dump;
+	o.start_at = cli->start_at;
+	o.mono = cli->mono;
+	return vw_wizard_run(&o);
+}

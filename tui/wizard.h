@@ -1,0 +1,165 @@
+/* wizard.h - the step runner: a const table of steps, each one file with
+ * its ops (docs/style.md), the context they share, and the few calls a step
+ * makes back into the runner.
+ *
+ * Steps read facts and write choices (ctx->ch) as the user changes them, so
+ * Back never loses anything; their private state (priv) lives from enter()
+ * to done().  Only the review step builds the plan and only the apply step
+ * applies it.  The runner owns the screen: title line, the step's window,
+ * a message line and the key line; it redraws everything from state after
+ * every key, so a resize at any moment needs nothing from the steps.
+ */
+#ifndef VW_WIZARD_H
+#define VW_WIZARD_H
+
+#include <stdbool.h>
+#include <curses.h>
+
+#include "access.h"
+#include "answers.h"
+#include "apply.h"
+#include "change.h"
+#include "facts.h"
+#include "findings.h"
+#include "hostplan.h"
+#include "state.h"
+#include "sysroot.h"
+#include "ui.h"
+#include "vmplan.h"
+#include "widgets.h"
+
+struct vw_wizard;
+
+/* What the steps share.  The plan part is filled by the review step. */
+struct vw_ctx {
+	struct vw_sysroot *sr;
+	struct vw_facts *facts;
+	struct vw_findings *findings;
+	struct vw_state *state;
+	struct vw_choices *ch;		/* == &state->choices */
+	char *boot_id;			/* this boot, "" unknown */
+	bool demo;			/* the built-in demo host (a private copy) */
+	bool rebooted;			/* opened after the reboot that followed apply */
+	bool dirty;			/* choices changed since the state was saved */
+	bool settled;			/* no key for a moment: details panes may
+					   follow the cursor (while keys come, only
+					   the list moves: little to send over SSH) */
+	bool live;			/* the live host: commands really run */
+
+	/* the plan: built by review, applied by apply */
+	struct vw_plan plan;
+	bool plan_ok;			/* built without error for the current choices */
+	char *plan_error;		/* why it could not be built, or NULL */
+	char **plan_notes;		/* translated notes of the back ends */
+	size_t nplan_notes;
+	struct vw_hostplan hp;		/* valid while plan_built */
+	struct vw_vm_info vmi;
+	struct vw_access_info ai;
+	bool plan_built;		/* hp, vmi and ai are filled */
+	bool *accept;			/* plan.n marks: write this change */
+	bool applied;			/* apply ran in this session */
+	struct vw_apply_result applied_res;
+	char *apply_error;
+
+	struct vw_wizard *wz;		/* the runner (private) */
+};
+
+enum vw_key_result {
+	VW_KEY_IGNORED,		/* the runner applies its own keys */
+	VW_KEY_HANDLED,		/* used; redraw */
+	VW_KEY_NEXT,		/* go on (as Enter) */
+	VW_KEY_BACK,		/* go back (as Esc) */
+};
+
+/* One entry of the key line: the key as shown, and what it does (N_()). */
+struct vw_keyhint {
+	const char *key;
+	const char *what;
+};
+
+struct vw_step_ops {
+	const char *id;		/* stable: state file, tests, --start-at */
+	const char *title;	/* N_("..."), translated when drawn */
+	const char *help;	/* N_("..."): the help overlay's text for this step */
+	const struct vw_keyhint *keys;	/* the step's own keys; {NULL} ends */
+	size_t priv_size;	/* the runner allocates (zeroed) and frees it */
+	/* Leave the step out of the walk (NULL: never). */
+	bool (*skip)(const struct vw_ctx *);
+	/* Build priv from ctx.  A failure shows err and stays on the previous step. */
+	int (*enter)(void *priv, struct vw_ctx *, struct vw_err *);
+	/* Draw into w (erased before); everything visible comes from priv and ctx. */
+	void (*draw)(void *priv, const struct vw_ctx *, WINDOW *w);
+	/* A key; IGNORED lets the runner handle it (arrows are not global). */
+	enum vw_key_result (*key)(void *priv, struct vw_ctx *, int key);
+	/* Validate before going on: a failure shows err and stays (NULL: ok). */
+	int (*leave)(void *priv, struct vw_ctx *, struct vw_err *);
+	/* Release what enter() made (priv itself is the runner's). */
+	void (*done)(void *priv);
+	/* The answer to a dialog this step opened with vw_wizard_confirm(). */
+	void (*answer)(void *priv, struct vw_ctx *, int id, int button);
+	/* True while a text field has the keys (q, ?, j, k are typed). */
+	bool (*editing)(void *priv);
+	/* What Enter does now, N_() ("write"); NULL or returning NULL: "next". */
+	const char *(*enter_label)(void *priv, const struct vw_ctx *);
+};
+
+extern const struct vw_step_ops vw_step_checks, vw_step_gpu, vw_step_groups, vw_step_isolation,
+	vw_step_vm, vw_step_access, vw_step_review, vw_step_apply, vw_step_verify;
+
+struct vw_wizard_opts {
+	const char *sysroot;	/* NULL: the live host */
+	bool demo;		/* the built-in demo host, on a private copy */
+	const char *script;	/* headless: keys "down,space,enter,F1" */
+	const char *dump;	/* headless: folder for a text dump after every key */
+	int cols, lines;	/* headless size (80x24 when 0) */
+	const char *start_at;	/* step id to open on */
+	bool mono;		/* no colours */
+};
+
+/* Run the wizard; returns the process exit status. */
+int vw_wizard_run(const struct vw_wizard_opts *o);
+
+/* ---- calls from steps ---- */
+
+/* Show a one-line message above the key line until the next key. */
+void vw_wizard_msg(struct vw_ctx *ctx, enum vw_ui_color c, const char *fmt, ...) VW_PRINTF(3, 4);
+/* Open a confirm dialog; the answer comes to the step's answer(). */
+void vw_wizard_confirm(struct vw_ctx *ctx, int id, const char *title, const char *text,
+		       const char *const *buttons, int nbuttons, int cancel);
+/* The choices changed: unsaved, and the plan must be built again. */
+void vw_wizard_changed(struct vw_ctx *ctx);
+/* Drop the plan (and the accept marks). */
+void vw_wizard_plan_reset(struct vw_ctx *ctx);
+/* Save choices and progress now.  Returns 0 or a negative code with err. */
+int vw_wizard_save(struct vw_ctx *ctx, struct vw_err *err);
+/* Go on to the next step after the current key, as Enter does (leave()
+ * is asked again): for a step whose leave() opened a dialog. */
+void vw_wizard_next(struct vw_ctx *ctx);
+/* Jump to the step with this id (after the current key). */
+void vw_wizard_goto(struct vw_ctx *ctx, const char *id);
+/* Before writing: on the demo host, wait for its private copy and move
+ * ctx->sr there (the first screens read the installed tree, which the copy
+ * equals).  Returns 0 or a negative code with err set. */
+int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err);
+/* Probe the host again (after apply, after a pretend reboot). */
+int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
+
+/* ---- drawing helpers shared by the steps ---- */
+
+/* Wrapped text from line y; at most max lines; returns the lines used. */
+int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a);
+/* The usual step layout: an intro paragraph, the list, a rule titled
+ * details_title and the details text below it.  The list gets at most
+ * list_max lines (0: about half of what is left). */
+void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
+			  const char *details_title, struct vw_text *details);
+
+/* Short translated names for display. */
+const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
+enum vw_ui_color vw_sev_color(enum vw_severity s);
+const char *vw_bootloader_label(enum vw_bootloader b);	/* "GRUB" */
+const char *vw_initramfs_label(enum vw_initramfs i);	/* "initramfs-tools" */
+/* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
+void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
+
+#endif
