@@ -148,10 +148,9 @@ int vw_access_nft_ruleset(struct vw_buf *out, const struct vw_access_choices *a,
 	return rc;
 }
 
-int vw_access_rdp_script(struct vw_buf *out, const struct vw_access_choices *a, bool local_subnet,
-			 struct vw_err *err)
+/* What both guest scripts check first: the allow-list and the port. */
+static int script_port(const struct vw_access_choices *a, char port[16], struct vw_err *err)
 {
-	char port[16], *allow;
 	int rc = check_allow(a, err);
 
 	if (rc < 0)
@@ -159,7 +158,18 @@ int vw_access_rdp_script(struct vw_buf *out, const struct vw_access_choices *a, 
 	if (a->rdp_port < 1 || a->rdp_port > 65535)
 		return vw_err_set(err, -EINVAL, _("the Remote Desktop port %ld is not between 1 and 65535"),
 				  a->rdp_port);
-	snprintf(port, sizeof(port), "%ld", a->rdp_port);
+	snprintf(port, 16, "%ld", a->rdp_port);
+	return 0;
+}
+
+int vw_access_rdp_script(struct vw_buf *out, const struct vw_access_choices *a, bool local_subnet,
+			 struct vw_err *err)
+{
+	char port[16], *allow;
+	int rc = script_port(a, port, err);
+
+	if (rc < 0)
+		return rc;
 	allow = join_allow(a, 0, "'", "'", ", ");
 	{
 		const struct vw_tvar vars[] = {
@@ -177,14 +187,10 @@ int vw_access_xrdp_script(struct vw_buf *out, const struct vw_access_choices *a,
 			  bool local_subnet, struct vw_err *err)
 {
 	char port[16], *allow;
-	int rc = check_allow(a, err);
+	int rc = script_port(a, port, err);
 
 	if (rc < 0)
 		return rc;
-	if (a->rdp_port < 1 || a->rdp_port > 65535)
-		return vw_err_set(err, -EINVAL, _("the Remote Desktop port %ld is not between 1 and 65535"),
-				  a->rdp_port);
-	snprintf(port, sizeof(port), "%ld", a->rdp_port);
 	allow = join_allow(a, 0, "", "", " ");
 	{
 		const struct vw_tvar vars[] = {
@@ -215,15 +221,11 @@ void vw_access_info_done(struct vw_access_info *i)
 static void note(struct vw_access_info *i, const char *fmt, ...) VW_PRINTF(2, 3);
 static void note(struct vw_access_info *i, const char *fmt, ...)
 {
-	struct vw_buf b = VW_BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vw_buf_vprintf(&b, fmt, ap);
+	vw_strv_vaddf(&i->notes, &i->nnotes, fmt, ap);
 	va_end(ap);
-	i->notes = vw_xreallocarray(i->notes, i->nnotes + 2, sizeof(char *));
-	i->notes[i->nnotes++] = vw_buf_steal(&b);
-	i->notes[i->nnotes] = NULL;
 }
 
 static int put(struct vw_plan *p, const struct vw_sysroot *sr, const char *path, const struct vw_buf *b,

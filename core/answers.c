@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "apply.h"
+#include "nvlink.h"
 
 struct seen {
 	const char *path;	/* "vm|storage|type" */
@@ -280,6 +281,51 @@ static int v_devices(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+static int v_keep_out(cfg_t *cfg, cfg_opt_t *opt)
+{
+	char canon[16];
+
+	if (list_seen_once("keep_out", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *d = cfg_opt_getnstr(opt, i);
+
+		if (!d || !parse_device(d, canon, sizeof(canon)))
+			return fail_at(cfg->line, _("bad PCI address '%s' in 'keep_out' (expected 0000:01:00.0, or 0000:01:00 for every function of a slot)"),
+				       d ? d : "");
+	}
+	return 0;
+}
+
+/* One NVLink set an element, in the state form of nvlink.h; together they
+ * must read as sets (no address in two). */
+static int v_nvlink(cfg_t *cfg, cfg_opt_t *opt)
+{
+	struct vw_buf all = VW_BUF_INIT;
+	struct vw_nvlink nl;
+	struct vw_err e = { 0 };
+	int r = 0;
+
+	if (list_seen_once("nvlink", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *s = cfg_opt_getnstr(opt, i);
+
+		/* One set: no blank inside (blanks separate sets). */
+		if (s && strpbrk(s, " \t\n")) {
+			vw_buf_done(&all);
+			return fail_at(cfg->line, "'nvlink': %s", s);
+		}
+		vw_buf_printf(&all, "%s%s", i ? " " : "", s ? s : "");
+	}
+	if (vw_nvlink_from_string(&nl, all.data ? all.data : "", &e) < 0)
+		r = fail_at(cfg->line, "'nvlink': %s", e.msg);
+	else
+		vw_nvlink_done(&nl);
+	vw_buf_done(&all);
+	return r;
+}
+
 static int v_acs(cfg_t *cfg, cfg_opt_t *opt)
 {
 	struct vw_err e = { 0 };
@@ -410,6 +456,14 @@ static int v_vnc_password(cfg_t *cfg, cfg_opt_t *opt)
 }
 
 KEY_CB(v_iommu_pt, "iommu_pt", )
+KEY_CB(v_split_nvlink, "split_nvlink", )
+KEY_CB(v_progress, "progress", )
+KEY_CB(v_pg_version, "progress|version", )
+KEY_CB(v_pg_step, "progress|step", )
+KEY_CB(v_pg_boot_id, "progress|boot_id", )
+KEY_CB(v_pg_applied, "progress|applied", )
+KEY_CB(v_pg_applied_boot_id, "progress|applied_boot_id", )
+KEY_CB(v_pg_journal, "progress|journal", )
 KEY_CB(v_allow_display, "allow_host_display", )
 KEY_CB(v_test_boot, "test_boot", )
 KEY_CB(v_vm, "vm", )
@@ -455,8 +509,22 @@ static cfg_opt_t access_opts[] = {
 	CFG_END(),
 };
 
+/* The wizard's progress (state.h); its writer is vw_answers_format_progress(). */
+static cfg_opt_t progress_opts[] = {
+	CFG_INT("version", 1, CFGF_NONE),
+	CFG_STR("step", "", CFGF_NONE),
+	CFG_STR("boot_id", "", CFGF_NONE),
+	CFG_BOOL("applied", cfg_false, CFGF_NONE),
+	CFG_STR("applied_boot_id", "", CFGF_NONE),
+	CFG_STR("journal", "", CFGF_NONE),
+	CFG_END(),
+};
+
 static cfg_opt_t root_opts[] = {
 	CFG_STR_LIST("devices", "{}", CFGF_NONE),
+	CFG_STR_LIST("keep_out", "{}", CFGF_NONE),
+	CFG_BOOL("split_nvlink", cfg_false, CFGF_NONE),
+	CFG_STR_LIST("nvlink", "{}", CFGF_NONE),
 	CFG_STR("bootloader", "auto", CFGF_NONE),
 	CFG_STR("initramfs", "auto", CFGF_NONE),
 	CFG_STR("binding", "auto", CFGF_NONE),
@@ -467,6 +535,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
 	CFG_SEC("access", access_opts, CFGF_NONE),
+	CFG_SEC("progress", progress_opts, CFGF_NONE),
 	CFG_END(),
 };
 
@@ -475,6 +544,9 @@ static const struct {
 	cfg_validate_callback_t fn;
 } validators[] = {
 	{ "devices", v_devices },
+	{ "keep_out", v_keep_out },
+	{ "split_nvlink", v_split_nvlink },
+	{ "nvlink", v_nvlink },
 	{ "bootloader", v_bootloader },
 	{ "initramfs", v_initramfs },
 	{ "binding", v_binding },
@@ -505,6 +577,13 @@ static const struct {
 	{ "access|allow", v_allow },
 	{ "access|ssh_user", v_ssh_user },
 	{ "access|ssh_host", v_ssh_host },
+	{ "progress", v_progress },
+	{ "progress|version", v_pg_version },
+	{ "progress|step", v_pg_step },
+	{ "progress|boot_id", v_pg_boot_id },
+	{ "progress|applied", v_pg_applied },
+	{ "progress|applied_boot_id", v_pg_applied_boot_id },
+	{ "progress|journal", v_pg_journal },
 };
 
 /* ---- choices -------------------------------------------------------------- */
@@ -513,6 +592,8 @@ void vw_choices_init(struct vw_choices *c)
 {
 	memset(c, 0, sizeof(*c));
 	c->devices = vw_xcalloc(1, sizeof(char *));
+	c->keep_out = vw_xcalloc(1, sizeof(char *));
+	c->nvlink = vw_xcalloc(1, sizeof(char *));
 	c->blacklist = vw_xcalloc(1, sizeof(char *));
 	c->iommu_pt = true;
 	c->vm.name = vw_xstrdup("");
@@ -542,6 +623,8 @@ static void wipe_free(char *s)
 void vw_choices_done(struct vw_choices *c)
 {
 	vw_strv_free(c->devices);
+	vw_strv_free(c->keep_out);
+	vw_strv_free(c->nvlink);
 	vw_strv_free(c->blacklist);
 	free(c->vm.name);
 	free(c->vm.storage_path);
@@ -595,6 +678,13 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 
 	vw_strv_free(c->devices);
 	c->devices = str_list(cfg, "devices", &c->ndevices, true);
+	vw_strv_free(c->keep_out);
+	c->keep_out = str_list(cfg, "keep_out", &c->nkeep_out, true);
+	c->split_nvlink = cfg_getbool(cfg, "split_nvlink");
+	vw_strv_free(c->nvlink);
+	c->nvlink = str_list(cfg, "nvlink", &c->nnvlink, false);
+	/* "nvlink = {}" (none) is not the same as no key (ask nvidia-smi). */
+	c->nvlink_known = (cfg_getopt(cfg, "nvlink")->flags & CFGF_MODIFIED) != 0;
 	c->bootloader = (enum vw_bootloader)enum_of(bootloaders, cfg_getstr(cfg, "bootloader"));
 	c->initramfs = (enum vw_initramfs)enum_of(initramfs_tools, cfg_getstr(cfg, "initramfs"));
 	c->binding = (enum vw_binding)enum_of(bindings, cfg_getstr(cfg, "binding"));
@@ -653,6 +743,45 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->bootloader_line = seen_line("bootloader");
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
+	c->nvlink_line = seen_line("nvlink");
+}
+
+void vw_progress_init(struct vw_progress *p)
+{
+	memset(p, 0, sizeof(*p));
+	p->version = 1;
+	p->step = vw_xstrdup("");
+	p->boot_id = vw_xstrdup("");
+	p->applied_boot_id = vw_xstrdup("");
+	p->journal = vw_xstrdup("");
+}
+
+void vw_progress_done(struct vw_progress *p)
+{
+	free(p->step);
+	free(p->boot_id);
+	free(p->applied_boot_id);
+	free(p->journal);
+	memset(p, 0, sizeof(*p));
+}
+
+static void fill_progress(struct vw_progress *p, cfg_t *cfg)
+{
+	cfg_t *pg = cfg_getsec(cfg, "progress");
+
+	vw_progress_done(p);
+	vw_progress_init(p);
+	p->present = seen_line("progress") > 0;
+	p->version = cfg_getint(pg, "version");
+	free(p->step);
+	p->step = vw_xstrdup(cfg_getstr(pg, "step"));
+	free(p->boot_id);
+	p->boot_id = vw_xstrdup(cfg_getstr(pg, "boot_id"));
+	p->applied = cfg_getbool(pg, "applied");
+	free(p->applied_boot_id);
+	p->applied_boot_id = vw_xstrdup(cfg_getstr(pg, "applied_boot_id"));
+	free(p->journal);
+	p->journal = vw_xstrdup(cfg_getstr(pg, "journal"));
 }
 
 char *vw_choices_where(const struct vw_choices *c, int line, char *buf, size_t size)
@@ -723,6 +852,12 @@ static char *blank_line_comments(const char *text, size_t len, int *unclosed)
 int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const char *name,
 		     struct vw_err *err)
 {
+	return vw_answers_parse_progress(c, NULL, text, len, name, err);
+}
+
+int vw_answers_parse_progress(struct vw_choices *c, struct vw_progress *p, const char *text,
+			      size_t len, const char *name, struct vw_err *err)
+{
 	struct parse_ctx pc = { .name = name && *name ? name : "answers", .err = err };
 	struct vw_err local = { 0 };
 	cfg_t *cfg;
@@ -734,6 +869,10 @@ int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const c
 	if (c->devices)
 		vw_choices_done(c);
 	vw_choices_init(c);
+	if (p) {
+		vw_progress_done(p);
+		vw_progress_init(p);
+	}
 	if (memchr(text, '\0', len))
 		return vw_err_set(err, -EINVAL, _("%s: not a text file (it holds a NUL byte)"), pc.name);
 	copy = blank_line_comments(text, len, &unclosed);
@@ -752,8 +891,11 @@ int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const c
 		fail_at(unclosed, _("this '{' is never closed"));
 		r = CFG_PARSE_ERROR;
 	}
-	if (r == CFG_SUCCESS && !pc.failed)
+	if (r == CFG_SUCCESS && !pc.failed) {
 		fill(c, cfg, pc.name);
+		if (p)
+			fill_progress(p, cfg);
+	}
 	ctx = NULL;
 	cfg_free(cfg);
 	/* The text may hold the VNC password. */
@@ -940,6 +1082,14 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_adds(b, "# vfiowiz answers (docs/answers.example.conf describes every key)\n");
 	vw_buf_adds(b, "devices = ");
 	put_list(b, c->devices);
+	vw_buf_adds(b, "keep_out = ");
+	put_list(b, c->keep_out);
+	vw_buf_printf(b, "split_nvlink = %s\n", yesno(c->split_nvlink));
+	/* Left out when unknown: the plan then asks nvidia-smi. */
+	if (c->nvlink_known) {
+		vw_buf_adds(b, "nvlink = ");
+		put_list(b, c->nvlink);
+	}
 	vw_buf_printf(b, "bootloader = %s\n", bootloaders[c->bootloader <= VW_BL_GRUBBY ? c->bootloader : 0]);
 	vw_buf_printf(b, "initramfs = %s\n", initramfs_tools[c->initramfs <= VW_IRFS_BOOSTER ? c->initramfs : 0]);
 	vw_buf_printf(b, "binding = %s\n", vw_binding_name(c->binding));
@@ -989,6 +1139,22 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	put_str(b, c->access.ssh_user);
 	vw_buf_adds(b, "\n  ssh_host = ");
 	put_str(b, c->access.ssh_host);
+	vw_buf_adds(b, "\n}\n");
+}
+
+void vw_answers_format_progress(struct vw_buf *b, const struct vw_progress *p)
+{
+	vw_buf_adds(b, "progress {\n");
+	vw_buf_printf(b, "  version = %ld\n", p->version);
+	vw_buf_adds(b, "  step = ");
+	put_str(b, p->step);
+	vw_buf_adds(b, "\n  boot_id = ");
+	put_str(b, p->boot_id);
+	vw_buf_printf(b, "\n  applied = %s\n", yesno(p->applied));
+	vw_buf_adds(b, "  applied_boot_id = ");
+	put_str(b, p->applied_boot_id);
+	vw_buf_adds(b, "\n  journal = ");
+	put_str(b, p->journal);
 	vw_buf_adds(b, "\n}\n");
 }
 

@@ -6,6 +6,9 @@
  * Parsing is strict: an unknown key, a bad value, a key given twice or a
  * syntax error is an error "FILE:LINE: message".  Devices are checked against
  * a host separately (vw_answers_check), so a file can be parsed without one.
+ * The state file's "progress { ... }" section (state.h) is part of the
+ * format: one parser reads both files, and an answers file may be a copy of
+ * the state file (plain vw_answers_parse() ignores the section).
  *
  * Strings in struct vw_choices are owned by it (vw_choices_done frees them);
  * "" means unset, never NULL.
@@ -70,6 +73,17 @@ struct vw_choices {
 	char **devices;		/* NULL-terminated, as written: "0000:01:00.0",
 				   or a slot "0000:01:00" (all its functions) */
 	size_t ndevices;
+	char **keep_out;	/* NULL-terminated, canonical like devices: what
+				   must not go to this VM (unit.h keep_out) */
+	size_t nkeep_out;
+	bool split_nvlink;	/* the explicit choice to split NVLink sets
+				   (unit.h allow_split_nvlink) */
+	char **nvlink;		/* NULL-terminated NVLink sets, one an element,
+				   in the state form of nvlink.h
+				   ("0000:18:00.0,0000:2a:00.0/NV18") */
+	size_t nnvlink;
+	bool nvlink_known;	/* the file has an nvlink key ("{}": no set);
+				   false: the plan asks nvidia-smi */
 	enum vw_bootloader bootloader;	/* VW_BL_UNKNOWN = auto */
 	enum vw_initramfs initramfs;	/* VW_IRFS_UNKNOWN = auto */
 	enum vw_binding binding;
@@ -92,7 +106,23 @@ struct vw_choices {
 	int bootloader_line;
 	int initramfs_line;
 	int binding_line;
+	int nvlink_line;
 };
+
+/* progress { ... }: how far the wizard got (state.h owns the meaning).
+ * Strings owned by the struct, "" when unset. */
+struct vw_progress {
+	bool present;		/* the file has the section */
+	long version;		/* of the state format */
+	char *step;
+	char *boot_id;
+	bool applied;
+	char *applied_boot_id;
+	char *journal;
+};
+
+void vw_progress_init(struct vw_progress *p);
+void vw_progress_done(struct vw_progress *p);
 
 /* "FILE:LINE: " for a key's line (line 0: "FILE: "; no file: ""), for
  * messages about a choice.  Returns buf. */
@@ -108,6 +138,10 @@ void vw_choices_done(struct vw_choices *c);
  * "name:line: what".  Returns 0 or -EINVAL. */
 int vw_answers_parse(struct vw_choices *c, const char *text, size_t len, const char *name,
 		     struct vw_err *err);
+/* The same, and the progress section into *p (zeroed or initialised; the
+ * defaults, present false, when the file has none). */
+int vw_answers_parse_progress(struct vw_choices *c, struct vw_progress *p, const char *text,
+			      size_t len, const char *name, struct vw_err *err);
 
 /* Read and parse the answers file at path.  The path is the user's own
  * (given on the command line), not a sysroot path.  Returns 0 or a negative
@@ -132,6 +166,8 @@ int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int
 /* Append the choices in the answers format (every key, with a header line),
  * so that vw_answers_parse() reads back the same struct. */
 void vw_answers_format(struct vw_buf *out, const struct vw_choices *c);
+/* Append the progress section, for the state file. */
+void vw_answers_format_progress(struct vw_buf *out, const struct vw_progress *p);
 
 /* Write the choices to rel under sr atomically, mode 0600 (they may hold the
  * VNC password).  Returns 0 or a negative code with err set. */

@@ -63,7 +63,7 @@ augeas *vw_aug_handle(struct vw_aug *a)
 	return a->aug;
 }
 
-static int lens_error(struct vw_aug *a, const struct doc *d, const char *what, struct vw_err *err)
+static int lens_error(struct vw_aug *a, const struct doc *d, struct vw_err *err)
 {
 	char *base = vw_xasprintf("/augeas/text%s/tree/error", d->path);
 	char *p;
@@ -79,12 +79,14 @@ static int lens_error(struct vw_aug *a, const struct doc *d, const char *what, s
 	if (aug_get(a->aug, p, &line) != 1)
 		line = NULL;
 	free(p);
+	/* TRANSLATORS: a file that augeas cannot parse: the file name and
+	 * line, the lens (a parser, named like "Grub"), augeas' own message. */
 	if (line)
-		r = vw_err_set(err, -EINVAL, _("%s:%s: %s with the %s lens (augeas: %s)"), d->fname, line,
-			       what, d->lens, msg ? msg : "?");
+		r = vw_err_set(err, -EINVAL, _("%s:%s: cannot be read with the %s lens (augeas: %s)"),
+			       d->fname, line, d->lens, msg ? msg : "?");
 	else
-		r = vw_err_set(err, -EINVAL, _("%s: %s with the %s lens (augeas: %s)"), d->fname, what,
-			       d->lens, msg ? msg : "?");
+		r = vw_err_set(err, -EINVAL, _("%s: cannot be read with the %s lens (augeas: %s)"),
+			       d->fname, d->lens, msg ? msg : "?");
 	free(base);
 	return r;
 }
@@ -109,7 +111,7 @@ int vw_aug_load(struct vw_aug *a, const char *lens, const char *text, const char
 	}
 	if (aug_text_store(a->aug, lens, in, d->tree) < 0) {
 		free(in);
-		return lens_error(a, d, _("cannot be read"), err);
+		return lens_error(a, d, err);
 	}
 	free(in);
 	return n;
@@ -128,7 +130,7 @@ int vw_aug_text(struct vw_aug *a, int doc, char **out, struct vw_err *err)
 
 	*out = NULL;
 	if ((size_t)doc >= a->ndocs)
-		return vw_err_set(err, -EINVAL, "no augeas document %d", doc);
+		return vw_err_set(err, -EINVAL, _("no augeas document %d"), doc);
 	d = &a->docs[doc];
 	in = vw_xasprintf("%s/in", d->path);
 	o = vw_xasprintf("%s/out", d->path);

@@ -181,6 +181,9 @@ static int remove_params(struct vw_host *h, struct gfiles *g, struct vw_err *err
 struct env {
 	char *val[2];
 	bool unknown[2];
+	int open_at[2];		/* the file whose assignment left a '"' open
+				   in the value (kept while later ones build on
+				   it), -1 none */
 };
 
 static const char *lookup(const char *name, void *arg)
@@ -197,10 +200,12 @@ static const char *lookup(const char *name, void *arg)
 static void evaluate(struct vw_host *h, const struct gfiles *g, struct env *e)
 {
 	augeas *aug = vw_aug_handle(h->aug);
+	const struct vw_kedits no_edits = { 0 };
 
 	memset(e, 0, sizeof(*e));
 	e->val[0] = vw_xstrdup("");
 	e->val[1] = vw_xstrdup("");
+	e->open_at[0] = e->open_at[1] = -1;
 	for (size_t i = 0; i < g->n; i++) {
 		char *pat = vw_xasprintf("%s/*", vw_aug_tree(h->aug, g->v[i].doc));
 		char **nodes = NULL;
@@ -223,6 +228,10 @@ static void evaluate(struct vw_host *h, const struct gfiles *g, struct env *e)
 				}
 				free(e->val[v]);
 				e->val[v] = x;
+				if (vw_cmdline_check(x, &no_edits, "", NULL) == 0)
+					e->open_at[v] = -1;
+				else if (e->open_at[v] < 0)
+					e->open_at[v] = (int)i;
 			}
 			free(nodes[k]);
 		}
@@ -240,6 +249,31 @@ static void env_done(struct env *e)
 static char *combined(const struct env *e)
 {
 	return vw_xasprintf("%s%s%s", e->val[0], *e->val[0] && *e->val[1] ? " " : "", e->val[1]);
+}
+
+/* The command line can take the edits: no value leaves a '"' open (what
+ * follows would be swallowed by it), no edit is stuck on a '"' in a value. */
+static int check_line(struct vw_host *h, const struct gfiles *g, struct vw_err *err)
+{
+	struct env e;
+	char *line, *where;
+	int r = 0;
+
+	evaluate(h, g, &e);
+	for (size_t v = 0; v < VW_ARRAY_SIZE(vars) && r == 0; v++) {
+		if (e.open_at[v] < 0)
+			continue;
+		where = vw_xasprintf("/%s (%s)", g->v[e.open_at[v]].rel, vars[v]);
+		r = vw_cmdline_check(e.val[v], &h->kedits, where, err);
+		free(where);
+	}
+	if (r == 0) {
+		line = combined(&e);
+		r = vw_cmdline_check(line, &h->kedits, "/" MAIN, err);
+		free(line);
+	}
+	env_done(&e);
+	return r;
 }
 
 /* Without grub.d: each edit goes to the variable that already holds the
@@ -350,7 +384,9 @@ int vw_boot_grub_plan_with(struct vw_host *h, const char *const *post, bool all_
 
 	if (r < 0)
 		return r;
-	r = remove_params(h, &g, err);
+	r = check_line(h, &g, err);
+	if (r == 0)
+		r = remove_params(h, &g, err);
 	if (r == 0 && h->f->distro.grub_d) {
 		struct env e;
 		char *line;

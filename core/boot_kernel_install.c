@@ -57,6 +57,14 @@ int vw_boot_edit_cmdline_file(struct vw_host *h, const char *path, const char *w
 	}
 	len = strlen(text);
 	line = vw_xstrndup(text, len && text[len - 1] == '\n' ? len - 1 : len);
+	disp = vw_xasprintf("/%s", path);
+	r = vw_cmdline_check(line, &h->kedits, disp, err);
+	free(disp);
+	if (r < 0) {
+		free(line);
+		free(text);
+		return r;
+	}
 	h->removed_off |= vw_cmdline_needs_removal(line, &h->kedits);
 	edited = vw_cmdline_edit(line, &h->kedits, NULL);
 	out = vw_xasprintf("%s\n", edited);

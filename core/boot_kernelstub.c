@@ -196,6 +196,9 @@ static int plan(struct vw_host *h, struct vw_err *err)
 		vw_buf_printf(&line, "%s%s", i ? " " : "", v ? v : "");
 	}
 	vw_cmdline_split(&cl, line.data ? line.data : "");
+	r = vw_cmdline_check(line.data ? line.data : "", &h->kedits, "/" CONF, err);
+	if (r < 0)
+		goto out;
 	h->removed_off |= vw_cmdline_needs_removal(line.data ? line.data : "", &h->kedits);
 	if (vw_cmdline_apply(&cl, &h->kedits)) {
 		out = splice(text, opts, end, &cl);

@@ -77,6 +77,37 @@ static void parse_entry(const char *text, struct entry *e)
 	}
 }
 
+/* Whether the options of an entry can take the edits: the kernel gets the
+ * options lines joined, so each line and the whole are checked
+ * (vw_cmdline_check()). */
+static int check_entry(const char *text, const struct vw_kedits *ed, const char *rel,
+		       struct vw_err *err)
+{
+	struct entry e;
+	struct vw_buf all = VW_BUF_INIT;
+	char *where = vw_xasprintf("/%s", rel);
+	int r = 0;
+
+	parse_entry(text, &e);
+	for (size_t i = 0; i < e.n && r == 0; i++) {
+		const struct eline *l = &e.l[i];
+		char *v;
+
+		if (!l->options)
+			continue;
+		v = vw_xstrndup(l->val, l->len - (size_t)(l->val - l->s));
+		r = vw_cmdline_check(v, ed, where, err);
+		vw_buf_printf(&all, "%s%s", all.len ? " " : "", v);
+		free(v);
+	}
+	if (r == 0)
+		r = vw_cmdline_check(all.data ? all.data : "", ed, where, err);
+	vw_buf_done(&all);
+	free(e.l);
+	free(where);
+	return r;
+}
+
 /* The text of an entry with its options edited; *changed says whether it
  * differs.  title (may be NULL) replaces the title line's value. */
 static char *edit_entry(const char *text, const struct vw_kedits *ed, const char *title,
@@ -192,6 +223,12 @@ int vw_boot_edit_entries(struct vw_host *h, const char *dir, const char *why, st
 			continue;
 		}
 		linux_entries++;
+		r = check_entry(text, &h->kedits, rel, err);
+		if (r < 0) {
+			free(text);
+			free(rel);
+			break;
+		}
 		h->removed_off |= vw_cmdline_needs_removal(text, &h->kedits);
 		out = edit_entry(text, &h->kedits, NULL, &changed);
 		if (changed)
@@ -270,6 +307,12 @@ int vw_boot_plan_test_entry(struct vw_host *h, const char *dir, const char *ones
 	if (r < 0 || !text) {
 		if (r == 0)
 			r = vw_err_set(err, -ENOENT, _("test_boot: /%s vanished"), src);
+		free(src);
+		return r;
+	}
+	r = check_entry(text, &h->kedits, src, err);
+	if (r < 0) {
+		free(text);
 		free(src);
 		return r;
 	}

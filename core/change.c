@@ -316,3 +316,20 @@ int vw_plan_read(const struct vw_plan *p, const struct vw_sysroot *sr, const cha
 	free(norm);
 	return r;
 }
+
+char *vw_change_mask(const char *s, size_t len, const char *secret, size_t *outlen)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	size_t sl = secret ? strlen(secret) : 0;
+
+	for (size_t i = 0; i < len;) {
+		if (sl && i + sl <= len && !memcmp(s + i, secret, sl)) {
+			vw_buf_adds(&b, "********");
+			i += sl;
+		} else {
+			vw_buf_addc(&b, s[i++]);
+		}
+	}
+	*outlen = b.len;
+	return b.data ? vw_buf_steal(&b) : vw_xstrdup("");
+}

@@ -121,4 +121,10 @@ char **vw_plan_posts(const struct vw_plan *p, const bool *accept);
  * (caller frees) or NULL with err set (-EINVAL). */
 char *vw_change_normpath(const char *path, struct vw_err *err);
 
+/* s (len bytes) with every occurrence of secret (NULL or "": none) shown as
+ * "********", for the diff of a secret change: the VNC password never
+ * reaches the screen.  Returns a new string (caller frees), *outlen its
+ * length. */
+char *vw_change_mask(const char *s, size_t len, const char *secret, size_t *outlen);
+
 #endif

@@ -1,6 +1,7 @@
 /* cmdline.c - kernel command-line editing on tokens kept as written. */
 #include "cmdline.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,6 +56,7 @@ void vw_cmdline_split(struct vw_cmdline *l, const char *s)
 		l->t[l->n].sep = vw_xstrndup(ws, (size_t)(tok - ws));
 		l->t[l->n].text = vw_xstrndup(tok, (size_t)(s - tok));
 		l->n++;
+		l->open_quote = q;
 	}
 }
 
@@ -91,27 +93,63 @@ bool vw_kparam_eq(const char *a, const char *b)
 	return *a == *b;
 }
 
-static char *unquote(const char *s, size_t n)
+/* A token as the kernel's next_arg() reads it: a leading '"' goes, with a
+ * '"' that ends the token; the name runs to the first '=' (one in first
+ * place does not count); a value that starts with '"' loses it and a '"'
+ * that ends the token.  Any other '"' is part of the name or the value.
+ * *value is NULL for a bare flag; value may be NULL when not wanted. */
+void vw_ktok_parse(const char *text, char **key, char **value)
 {
-	struct vw_buf b = VW_BUF_INIT;
+	size_t n = strlen(text);
+	const char *eq, *v;
+	bool quoted = *text == '"';
+	size_t vn;
 
-	for (size_t i = 0; i < n; i++)
-		if (s[i] != '"')
-			vw_buf_addc(&b, s[i]);
-	return vw_buf_steal(&b);
+	if (quoted) {
+		text++;
+		n--;
+	}
+	eq = n > 1 ? memchr(text + 1, '=', n - 1) : NULL;
+	if (!eq) {
+		if (quoted && n && text[n - 1] == '"')
+			n--;
+		*key = vw_xstrndup(text, n);
+		if (value)
+			*value = NULL;
+		return;
+	}
+	*key = vw_xstrndup(text, (size_t)(eq - text));
+	if (!value)
+		return;
+	v = eq + 1;
+	vn = n - (size_t)(v - text);
+	if (vn && *v == '"') {
+		v++;
+		vn--;
+		if (vn && v[vn - 1] == '"')
+			vn--;
+	} else if (quoted && vn && v[vn - 1] == '"') {
+		vn--;
+	}
+	*value = vw_xstrndup(v, vn);
 }
 
 char *vw_ktok_key(const char *text)
 {
-	const char *eq = strchr(text, '=');
-	return unquote(text, eq ? (size_t)(eq - text) : strlen(text));
+	char *key;
+
+	vw_ktok_parse(text, &key, NULL);
+	return key;
 }
 
-/* Value after '=', unquoted; NULL for a bare flag.  Caller frees. */
+/* The value the kernel sees; NULL for a bare flag.  Caller frees. */
 static char *tok_value(const char *text)
 {
-	const char *eq = strchr(text, '=');
-	return eq ? unquote(eq + 1, strlen(eq + 1)) : NULL;
+	char *key, *value;
+
+	vw_ktok_parse(text, &key, &value);
+	free(key);
+	return value;
 }
 
 static bool tok_is(const struct vw_ktok *t, const char *key)
@@ -155,13 +193,50 @@ static void append_tok(struct vw_cmdline *l, const char *text)
 	l->n++;
 }
 
+/* Whether text is one token that the kernel reads as key=value. */
+static bool reads_as(const char *text, const char *key, const char *value)
+{
+	struct vw_cmdline l;
+	bool ok;
+
+	vw_cmdline_split(&l, text);
+	ok = l.n == 1 && !*l.t[0].sep && !*l.tail && !l.open_quote;
+	if (ok) {
+		char *k, *v;
+
+		vw_ktok_parse(l.t[0].text, &k, &v);
+		ok = !strcmp(k, key) && v && !strcmp(v, value);
+		free(k);
+		free(v);
+	}
+	vw_cmdline_done(&l);
+	return ok;
+}
+
+/* The token for key=value (value NULL: a bare flag), quoted where a blank
+ * needs it.  The kernel has no escapes: a value holding a '"' is written as
+ * it is, or quoted, when that reads back the same; NULL when it cannot be
+ * written at all.  Caller frees. */
 static char *make_tok(const char *key, const char *value)
 {
+	bool blanks = false;
+	char *t;
+
 	if (!value)
 		return vw_xstrdup(key);
-	if (strpbrk(value, " \t"))
-		return vw_xasprintf("%s=\"%s\"", key, value);
-	return vw_xasprintf("%s=%s", key, value);
+	for (const char *p = value; *p; p++)
+		blanks |= blank(*p);
+	if (!strchr(value, '"'))
+		return blanks ? vw_xasprintf("%s=\"%s\"", key, value) : vw_xasprintf("%s=%s", key, value);
+	t = vw_xasprintf("%s=%s", key, value);
+	if (reads_as(t, key, value))
+		return t;
+	free(t);
+	t = vw_xasprintf("%s=\"%s\"", key, value);
+	if (reads_as(t, key, value))
+		return t;
+	free(t);
+	return NULL;
 }
 
 /* Comma lists: items in order, each once. */
@@ -222,8 +297,15 @@ static void items_done(struct items *it)
 	memset(it, 0, sizeof(*it));
 }
 
-static bool set_text(struct vw_ktok *t, char *text)
+/* Replace t's text; text NULL (it cannot be written, see make_tok()) leaves
+ * t as it is and names key in *stuck. */
+static bool set_text(struct vw_ktok *t, char *text, const char *key, const char **stuck)
 {
+	if (!text) {
+		if (!*stuck)
+			*stuck = key;
+		return false;
+	}
 	if (!strcmp(t->text, text)) {
 		free(text);
 		return false;
@@ -233,7 +315,7 @@ static bool set_text(struct vw_ktok *t, char *text)
 	return true;
 }
 
-static bool do_set(struct vw_cmdline *l, const struct vw_kedit *e)
+static bool do_set(struct vw_cmdline *l, const struct vw_kedit *e, const char **stuck)
 {
 	bool changed = false;
 	size_t last = (size_t)-1;
@@ -243,6 +325,11 @@ static bool do_set(struct vw_cmdline *l, const struct vw_kedit *e)
 			last = i;
 	if (last == (size_t)-1) {
 		char *t = make_tok(e->key, e->value);
+
+		if (!t) {
+			*stuck = *stuck ? *stuck : e->key;
+			return false;
+		}
 		append_tok(l, t);
 		free(t);
 		return true;
@@ -253,7 +340,7 @@ static bool do_set(struct vw_cmdline *l, const struct vw_kedit *e)
 
 		free(v);
 		if (!same)
-			changed = set_text(&l->t[last], make_tok(e->key, e->value));
+			changed = set_text(&l->t[last], make_tok(e->key, e->value), e->key, stuck);
 	}
 	for (size_t i = last; i-- > 0;)
 		if (tok_is(&l->t[i], e->key)) {
@@ -263,12 +350,12 @@ static bool do_set(struct vw_cmdline *l, const struct vw_kedit *e)
 	return changed;
 }
 
-static bool do_merge(struct vw_cmdline *l, const struct vw_kedit *e)
+static bool do_merge(struct vw_cmdline *l, const struct vw_kedit *e, const char **stuck)
 {
 	struct items it = { 0 };
 	size_t last = (size_t)-1, count = 0;
-	bool changed = false;
-	char *joined;
+	bool changed = false, written = true;
+	char *joined, *t;
 
 	for (size_t i = 0; i < l->n; i++) {
 		if (tok_is(&l->t[i], e->key)) {
@@ -280,16 +367,19 @@ static bool do_merge(struct vw_cmdline *l, const struct vw_kedit *e)
 		}
 	}
 	if (last == (size_t)-1) {
-		char *t;
-
 		items_split(&it, e->value);
 		joined = items_join(&it);
 		t = make_tok(e->key, joined);
-		append_tok(l, t);
+		if (t) {
+			append_tok(l, t);
+			changed = true;
+		} else if (!*stuck) {
+			*stuck = e->key;
+		}
 		free(t);
 		free(joined);
 		items_done(&it);
-		return true;
+		return changed;
 	}
 	items_split(&it, e->value);
 	joined = items_join(&it);
@@ -298,14 +388,19 @@ static bool do_merge(struct vw_cmdline *l, const struct vw_kedit *e)
 		/* Keep the user's spelling of the name when only items change. */
 		char *key = vw_ktok_key(l->t[last].text);
 
-		if (!v || strcmp(v, joined))
-			changed = set_text(&l->t[last], make_tok(key, joined));
+		if (!v || strcmp(v, joined)) {
+			t = make_tok(key, joined);
+			written = t != NULL;
+			changed = set_text(&l->t[last], t, e->key, stuck);
+		}
 		free(key);
 		free(v);
 	}
 	free(joined);
 	items_done(&it);
-	for (size_t i = last; count > 1 && i-- > 0;)
+	/* The earlier occurrences' items are in the last one only when it
+	 * could be written. */
+	for (size_t i = last; written && count > 1 && i-- > 0;)
 		if (tok_is(&l->t[i], e->key)) {
 			remove_tok(l, i);
 			changed = true;
@@ -313,7 +408,7 @@ static bool do_merge(struct vw_cmdline *l, const struct vw_kedit *e)
 	return changed;
 }
 
-static bool do_remove(struct vw_cmdline *l, const struct vw_kedit *e)
+static bool do_remove(struct vw_cmdline *l, const struct vw_kedit *e, const char **stuck)
 {
 	bool changed = false;
 
@@ -339,13 +434,13 @@ static bool do_remove(struct vw_cmdline *l, const struct vw_kedit *e)
 			items_done(&keep);
 			continue;
 		}
-		changed = true;
 		if (!keep.n) {
 			remove_tok(l, i);
+			changed = true;
 		} else {
 			key = vw_ktok_key(l->t[i].text);
 			joined = items_join(&keep);
-			set_text(&l->t[i], make_tok(key, joined));
+			changed |= set_text(&l->t[i], make_tok(key, joined), e->key, stuck);
 			free(key);
 			free(joined);
 		}
@@ -356,18 +451,56 @@ static bool do_remove(struct vw_cmdline *l, const struct vw_kedit *e)
 	return changed;
 }
 
-bool vw_cmdline_apply(struct vw_cmdline *l, const struct vw_kedits *e)
+/* *stuck: the key of the first edit that could not be made (see
+ * make_tok()), else NULL. */
+static bool apply(struct vw_cmdline *l, const struct vw_kedits *e, const char **stuck)
 {
 	bool changed = false;
 
+	*stuck = NULL;
+	/* Whatever is appended would land inside the open quote. */
+	if (l->open_quote)
+		return false;
 	for (size_t i = 0; i < e->n; i++) {
 		switch (e->v[i].op) {
-		case VW_KOP_SET: changed |= do_set(l, &e->v[i]); break;
-		case VW_KOP_MERGE: changed |= do_merge(l, &e->v[i]); break;
-		case VW_KOP_REMOVE: changed |= do_remove(l, &e->v[i]); break;
+		case VW_KOP_SET: changed |= do_set(l, &e->v[i], stuck); break;
+		case VW_KOP_MERGE: changed |= do_merge(l, &e->v[i], stuck); break;
+		case VW_KOP_REMOVE: changed |= do_remove(l, &e->v[i], stuck); break;
 		}
 	}
 	return changed;
+}
+
+bool vw_cmdline_apply(struct vw_cmdline *l, const struct vw_kedits *e)
+{
+	const char *stuck;
+
+	return apply(l, e, &stuck);
+}
+
+int vw_cmdline_check(const char *line, const struct vw_kedits *e, const char *where,
+		     struct vw_err *err)
+{
+	struct vw_cmdline l;
+	const char *stuck = NULL;
+	int rc = 0;
+
+	vw_cmdline_split(&l, line);
+	if (l.open_quote) {
+		/* TRANSLATORS: %s is a file (and the variable in it); the kernel
+		 * groups the text between two '"' into one parameter. */
+		rc = vw_err_set(err, -EINVAL,
+				_("%s: the kernel command line has a '\"' that is never closed: parameters added after it would be part of the quoted text, and the kernel would not see them; close the quote by hand"),
+				where);
+	} else {
+		apply(&l, e, &stuck);
+		if (stuck)
+			rc = vw_err_set(err, -EINVAL,
+					_("%s: the value of %s holds a '\"' that cannot be written back after the edit; change it by hand"),
+					where, stuck);
+	}
+	vw_cmdline_done(&l);
+	return rc;
 }
 
 char *vw_cmdline_edit(const char *line, const struct vw_kedits *e, bool *changed)

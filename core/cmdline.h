@@ -2,10 +2,20 @@
  *
  * A line is split as the kernel splits it (blanks separate, double quotes
  * group, no escapes); each token keeps its exact text and the blanks before
- * it, so untouched parts come back byte for byte.  Parameter names compare
- * with '-' and '_' alike, as the kernel compares them ("vfio-pci.ids" is
- * "vfio_pci.ids").  Tokens that are not parameters ("$GRUB_CMDLINE_LINUX"
- * inside a GRUB variable) are never touched.
+ * it, so untouched parts come back byte for byte.  A parameter inside quotes
+ * is part of the quoted one, not a parameter of its own.  Names and values
+ * are read as the kernel's next_arg() reads them: a '"' that opens the token
+ * or the value goes, with the '"' that ends the token; any other '"' belongs
+ * to the name or value.  Parameter names compare with '-' and '_' alike, as
+ * the kernel compares them ("vfio-pci.ids" is "vfio_pci.ids").  Tokens that
+ * are not parameters ("$GRUB_CMDLINE_LINUX" inside a GRUB variable) are
+ * never touched.
+ *
+ * A line whose last token opens a '"' and never closes it is not edited at
+ * all: anything appended would fall inside the quote.  A value that holds a
+ * '"' is rewritten only when the new value can be written so that it reads
+ * back the same (the kernel has no escapes); otherwise that edit is skipped.
+ * vw_cmdline_check() says, before editing, whether either happens.
  *
  * Edits:
  *   SET key=value	one occurrence with this value: the last existing one
@@ -55,6 +65,7 @@ struct vw_cmdline {
 	struct vw_ktok *t;
 	size_t n;
 	char *tail;		/* blanks after the last token */
+	bool open_quote;	/* the last token opens a '"' it never closes */
 };
 
 /* Split s (NULL is ""); free with vw_cmdline_done(). */
@@ -63,8 +74,17 @@ void vw_cmdline_done(struct vw_cmdline *l);
 /* The line again (caller frees); split + join is the identity. */
 char *vw_cmdline_join(const struct vw_cmdline *l);
 
-/* Apply edits in order; returns true when the line changed. */
+/* Apply edits in order; returns true when the line changed.  Nothing is
+ * applied to a line with an open quote, nor an edit that cannot be written
+ * (see above). */
 bool vw_cmdline_apply(struct vw_cmdline *l, const struct vw_kedits *e);
+
+/* Whether edits e can be made on line as asked: 0, else -EINVAL with a
+ * message that starts with where (the file, e.g. "/etc/kernel/cmdline")
+ * when the line has an open quote or an edit cannot be written.  Back ends
+ * call it before editing; err may be NULL. */
+int vw_cmdline_check(const char *line, const struct vw_kedits *e, const char *where,
+		     struct vw_err *err);
 
 /* Convenience: edit a whole line.  Returns the new line (caller frees) and
  * sets *changed (may be NULL); an unchanged line comes back byte for byte. */
@@ -84,8 +104,11 @@ char *vw_cmdline_missing(const char *line, const struct vw_kedits *e);
 /* Whether the REMOVE edits find anything to remove in line. */
 bool vw_cmdline_needs_removal(const char *line, const struct vw_kedits *e);
 
-/* Name of a token ("intel_iommu" for intel_iommu=on), quotes removed;
- * caller frees. */
+/* A token as the kernel reads it (see above): *key, and *value (NULL for a
+ * bare flag; value may be NULL when not wanted); caller frees both. */
+void vw_ktok_parse(const char *text, char **key, char **value);
+/* Name of a token ("intel_iommu" for intel_iommu=on), as the kernel reads
+ * it; caller frees. */
 char *vw_ktok_key(const char *text);
 
 /* '-' and '_' alike. */

@@ -4,6 +4,7 @@
  * Every probe tolerates missing and malformed files: it leaves "unknown"
  * values and, where the user should know, a note. */
 #include "facts.h"
+#include "cmdline.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -227,39 +228,18 @@ void vw_probe_firmware(struct vw_facts *f, const struct vw_sysroot *sr)
 
 size_t vw_cmdline_parse(const char *s, struct vw_param **out)
 {
-	struct vw_param *v = NULL;
-	size_t n = 0;
+	struct vw_cmdline l;
+	struct vw_param *v;
+	size_t n;
 
-	while (s && *s) {
-		struct vw_buf w = VW_BUF_INIT;
-		bool quoted = false;
-		char *word, *eq;
-
-		while (isspace((unsigned char)*s))
-			s++;
-		if (!*s)
-			break;
-		/* As the kernel's next_arg(): double quotes group, no escapes. */
-		for (; *s && (quoted || !isspace((unsigned char)*s)); s++) {
-			if (*s == '"')
-				quoted = !quoted;
-			else
-				vw_buf_addc(&w, *s);
-		}
-		word = vw_buf_steal(&w);
-		v = vw_xreallocarray(v, n + 1, sizeof(*v));
-		eq = strchr(word, '=');
-		if (eq) {
-			v[n].key = vw_xstrndup(word, (size_t)(eq - word));
-			v[n].value = vw_xstrdup(eq + 1);
-		} else {
-			v[n].key = vw_xstrdup(word);
-			v[n].value = NULL;
-		}
-		free(word);
-		n++;
-	}
+	/* The same reading as the editor's (core/cmdline.h), the kernel's. */
+	vw_cmdline_split(&l, s);
+	n = l.n;
+	v = n ? vw_xcalloc(n, sizeof(*v)) : NULL;
+	for (size_t i = 0; i < n; i++)
+		vw_ktok_parse(l.t[i].text, &v[i].key, &v[i].value);
 	*out = v;
+	vw_cmdline_done(&l);
 	return n;
 }
 
@@ -272,24 +252,13 @@ void vw_params_free(struct vw_param *p, size_t n)
 	free(p);
 }
 
-/* The kernel treats '-' and '_' in parameter names alike. */
-static bool key_eq(const char *a, const char *b)
-{
-	for (; *a && *b; a++, b++) {
-		char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
-		if (x != y)
-			return false;
-	}
-	return *a == *b;
-}
-
 const char *vw_cmdline_get(const struct vw_param *p, size_t n, const char *key, bool *present)
 {
 	const char *val = NULL;
 	bool found = false;
 
 	for (size_t i = 0; i < n; i++) {
-		if (key_eq(p[i].key, key)) {
+		if (vw_kparam_eq(p[i].key, key)) {
 			found = true;
 			val = p[i].value;
 		}

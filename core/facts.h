@@ -195,7 +195,7 @@ void vw_probe_iommu(struct vw_facts *f, const struct vw_sysroot *sr);
 int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
 void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr);
 
-/* Kernel command line: split like the kernel does (quotes group, no escapes).
+/* Kernel command line: split and read like the kernel does (core/cmdline.h).
  * *params is an array of n entries (caller frees with vw_params_free). */
 size_t vw_cmdline_parse(const char *cmdline, struct vw_param **params);
 void vw_params_free(struct vw_param *p, size_t n);

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void add(struct vw_findings *fs, const char *code, enum vw_severity sev,
-		char *msg, char *remedy)
+void vw_findings_add(struct vw_findings *fs, const char *code, enum vw_severity sev, char *msg,
+		     char *remedy)
 {
 	struct vw_finding *x;
 
@@ -16,6 +16,12 @@ static void add(struct vw_findings *fs, const char *code, enum vw_severity sev,
 	x->sev = sev;
 	x->msg = msg;
 	x->remedy = remedy ? remedy : vw_xstrdup("");
+}
+
+static void add(struct vw_findings *fs, const char *code, enum vw_severity sev,
+		char *msg, char *remedy)
+{
+	vw_findings_add(fs, code, sev, msg, remedy);
 }
 
 bool vw_dev_is_igpu(const struct vw_pci_dev *d)

@@ -31,6 +31,11 @@ struct vw_findings {
 /* Evaluate every rule; fills *out (caller frees with vw_findings_done). */
 void vw_findings_eval(const struct vw_facts *f, struct vw_findings *out);
 void vw_findings_done(struct vw_findings *fs);
+/* Append a finding: code is a static string; msg and remedy (NULL: "") are
+ * taken over (translated, vw_x*() allocated).  Every list of findings
+ * (check, the unit's issues, guest-check) grows through it. */
+void vw_findings_add(struct vw_findings *fs, const char *code, enum vw_severity sev, char *msg,
+		     char *remedy);
 const struct vw_finding *vw_findings_get(const struct vw_findings *fs, const char *code);
 
 /* `vfiowiz check` exit status: 0 ready, 1 ready after changes the wizard

@@ -2,6 +2,7 @@
 #include "guest.h"
 #include "exec.h"
 #include "json.h"
+#include "report.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -10,15 +11,7 @@
 
 static void add(struct vw_guest *g, const char *code, enum vw_severity sev, char *msg, char *remedy)
 {
-	struct vw_findings *fs = &g->findings;
-	struct vw_finding *x;
-
-	fs->v = vw_xreallocarray(fs->v, fs->n + 1, sizeof(*fs->v));
-	x = &fs->v[fs->n++];
-	x->code = code;
-	x->sev = sev;
-	x->msg = msg;
-	x->remedy = remedy ? remedy : vw_xstrdup("");
+	vw_findings_add(&g->findings, code, sev, msg, remedy);
 }
 
 static bool driver_ok(const char *drv)
@@ -473,16 +466,6 @@ void vw_guest_done(struct vw_guest *g)
 
 /* ---- reports ------------------------------------------------------------ */
 
-static const char *sev_tag(enum vw_severity s)
-{
-	/* The same tags as `vfiowiz check` (same msgids). */
-	static const char *const tags[] = {
-		[VW_SEV_OK] = N_(" OK "), [VW_SEV_INFO] = N_("INFO"), [VW_SEV_WARN] = N_("WARN"),
-		[VW_SEV_FIXABLE] = N_("FIX "), [VW_SEV_BLOCKER] = N_("STOP"),
-	};
-	return _(tags[s]);
-}
-
 static const char *status_name(int rc)
 {
 	static const char *const names[] = { "ok", "degraded", "no-gpu" };
@@ -523,7 +506,7 @@ void vw_guest_report_text(struct vw_buf *out, const struct vw_guest *g, const st
 	for (size_t i = 0; i < g->findings.n; i++) {
 		const struct vw_finding *x = &g->findings.v[i];
 
-		vw_buf_printf(out, "[%s] %s\n", sev_tag(x->sev), x->msg);
+		vw_buf_printf(out, "[%s] %s\n", vw_severity_tag(x->sev), x->msg);
 		if (*x->remedy)
 			vw_buf_printf(out, "       -> %s\n", x->remedy);
 	}

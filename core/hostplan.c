@@ -418,7 +418,8 @@ static int resolve_devs(struct vw_hostplan *hp, const struct vw_facts *f, const 
 			hp->devs[k++] = (int)d;
 	}
 	hp->ndevs = k;
-	qsort(hp->devs, k, sizeof(int), cmp_int);
+	if (k > 1)
+		qsort(hp->devs, k, sizeof(int), cmp_int);
 	free(idx);
 	return 0;
 }

@@ -294,6 +294,25 @@ static int matrix_gpus(const struct matrix *m, const char *what, size_t *ngpus, 
 	return 0;
 }
 
+/* matrix_parse() then matrix_gpus(); on failure nothing is left to free. */
+static int gpu_matrix(const char *text, size_t len, const char *what, struct matrix *m, size_t *ngpus,
+		      int **gpu, size_t **colpos, size_t **rowpos, struct vw_err *err)
+{
+	int rc = matrix_parse(text, len, m, what, err);
+
+	*gpu = NULL;
+	*colpos = *rowpos = NULL;
+	if (!rc)
+		rc = matrix_gpus(m, what, ngpus, gpu, colpos, rowpos, err);
+	if (rc) {
+		free(*gpu);
+		free(*colpos);
+		free(*rowpos);
+		matrix_done(m);
+	}
+	return rc;
+}
+
 /* ---- topo -m ---------------------------------------------------------- */
 
 static void decode_cell(const char *s, struct vw_topo_cell *c)
@@ -348,16 +367,9 @@ int vw_nvlink_parse_topo(const char *text, size_t len, struct vw_nvlink_topo *ou
 	int *gpu = NULL, rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = matrix_parse(text, len, &m, "topology", err);
-	if (!rc)
-		rc = matrix_gpus(&m, "topology", &n, &gpu, &colpos, &rowpos, err);
-	if (rc) {
-		free(gpu);
-		free(colpos);
-		free(rowpos);
-		matrix_done(&m);
+	rc = gpu_matrix(text, len, "topology", &m, &n, &gpu, &colpos, &rowpos, err);
+	if (rc)
 		return rc;
-	}
 	out->ngpus = n;
 	out->gpu = gpu;
 	out->nnics = m.ncols - n;
@@ -435,16 +447,9 @@ int vw_nvlink_parse_p2p(const char *text, size_t len, struct vw_p2p *out, struct
 	int *gpu = NULL, rc;
 
 	memset(out, 0, sizeof(*out));
-	rc = matrix_parse(text, len, &m, "P2P status", err);
-	if (!rc)
-		rc = matrix_gpus(&m, "P2P status", &n, &gpu, &colpos, &rowpos, err);
-	if (rc) {
-		free(gpu);
-		free(colpos);
-		free(rowpos);
-		matrix_done(&m);
+	rc = gpu_matrix(text, len, "P2P status", &m, &n, &gpu, &colpos, &rowpos, err);
+	if (rc)
 		return rc;
-	}
 	out->ngpus = n;
 	out->gpu = gpu;
 	out->st = vw_xcalloc(n * n, sizeof(*out->st));
@@ -745,7 +750,8 @@ static struct vw_nvlink_set *new_set(struct vw_nvlink *nl)
 static void finish_sets(struct vw_nvlink *nl)
 {
 	for (size_t i = 0; i < nl->nsets; i++)
-		qsort(nl->sets[i].addrs, nl->sets[i].n, sizeof(char *), cmp_str);
+		if (nl->sets[i].n > 1)	/* qsort(NULL, 0, ...) is undefined */
+			qsort(nl->sets[i].addrs, nl->sets[i].n, sizeof(char *), cmp_str);
 	if (nl->nsets > 1)
 		qsort(nl->sets, nl->nsets, sizeof(*nl->sets), cmp_set);
 }
@@ -834,8 +840,12 @@ int vw_nvlink_build(struct vw_nvlink *nl, const struct vw_nvlink_topo *t,
 					  _("nvidia-smi lists %zu GPUs but this host has %zu NVIDIA GPUs: cannot tell which is which"),
 					  ng, have);
 		}
-		memcpy(sorted, t->gpu, ng * sizeof(*sorted));
-		qsort(sorted, ng, sizeof(*sorted), cmp_int);
+		/* An empty matrix has no gpu array: memcpy and qsort from
+		 * NULL are undefined, even for 0 bytes. */
+		if (ng) {
+			memcpy(sorted, t->gpu, ng * sizeof(*sorted));
+			qsort(sorted, ng, sizeof(*sorted), cmp_int);
+		}
 		for (size_t i = 0; i < ng; i++)
 			for (size_t k = 0; k < ng; k++)
 				if (sorted[k] == t->gpu[i])

@@ -352,7 +352,8 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 		f->ndevs++;
 	}
 	vw_strv_free(names);
-	qsort(f->devs, f->ndevs, sizeof(*f->devs), cmp_dev);
+	if (f->ndevs > 1)
+		qsort(f->devs, f->ndevs, sizeof(*f->devs), cmp_dev);
 
 	path = vw_sysroot_path(sr, "sys/bus/pci");
 	pci_root = vw_sysroot_root(sr);

@@ -85,3 +85,21 @@ bool vw_picks_gpu_slot(const struct vw_facts *f, const struct vw_pci_dev *d)
 			return true;
 	return false;
 }
+
+bool vw_choices_keep_nvlink(struct vw_choices *c, const struct vw_nvlink *nl)
+{
+	char *all, *save = NULL;
+	size_t n = 0;
+
+	if (c->nvlink_known || (nl->source != VW_NVLINK_PROBED && nl->source != VW_NVLINK_RECORDED))
+		return false;
+	all = vw_nvlink_to_string(nl);
+	vw_strv_free(c->nvlink);
+	c->nvlink = vw_xcalloc(nl->nsets + 1, sizeof(char *));
+	for (char *set = strtok_r(all, " ", &save); set && n < nl->nsets; set = strtok_r(NULL, " ", &save))
+		c->nvlink[n++] = vw_xstrdup(set);
+	c->nnvlink = n;
+	c->nvlink_known = true;
+	free(all);
+	return true;
+}

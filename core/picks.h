@@ -7,6 +7,7 @@
 #include "acs.h"
 #include "answers.h"
 #include "facts.h"
+#include "nvlink.h"
 #include "unit.h"
 
 /* Whether the choices name d, by its address or by its slot. */
@@ -14,6 +15,12 @@ bool vw_choices_has_dev(const struct vw_choices *c, const struct vw_pci_dev *d);
 /* Add d's slot ("0000:09:00": every function) to the choices, or remove
  * every entry naming that slot or one of its functions. */
 void vw_choices_set_slot(struct vw_choices *c, const struct vw_pci_dev *d, bool on);
+
+/* Record NVLink sets read while the NVIDIA driver owned the GPUs (the nvlink
+ * key: after binding, nvidia-smi sees nothing) when the choices have none
+ * yet and nl holds what nvidia-smi said (probed or recorded, not guessed).
+ * Returns true when the choices changed. */
+bool vw_choices_keep_nvlink(struct vw_choices *c, const struct vw_nvlink *nl);
 
 /* The id: tokens of an ACS override aimed at this unit only: the ids of
  * its members that did not come through a group, and of every bridge

@@ -1,18 +1,22 @@
 /* report.c - `check` and `groups` output. */
+#define _GNU_SOURCE	/* wcwidth() */
 #include "report.h"
 #include "json.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <wchar.h>
 
-static const char *sev_tag(enum vw_severity s)
+const char *vw_severity_tag(enum vw_severity s)
 {
-	/* TRANSLATORS: severity tags of `vfiowiz check`, keep them 4 columns wide. */
 	static const char *const tags[] = {
+		/* TRANSLATORS: severity tags of `vfiowiz check`: exactly 4 columns each. */
 		[VW_SEV_OK] = N_(" OK "), [VW_SEV_INFO] = N_("INFO"), [VW_SEV_WARN] = N_("WARN"),
+		/* TRANSLATORS: severity tags of `vfiowiz check`: exactly 4 columns each. */
 		[VW_SEV_FIXABLE] = N_("FIX "), [VW_SEV_BLOCKER] = N_("STOP"),
 	};
-	return _(tags[s]);
+	return (unsigned)s < VW_ARRAY_SIZE(tags) && tags[s] ? _(tags[s]) : "????";
 }
 
 static const char *verdict_sentence(int rc)
@@ -29,23 +33,63 @@ static const char *dash(const char *s)
 	return s && *s ? s : "-";
 }
 
+/* Display columns of a UTF-8 string (accents are one column, not two bytes). */
+static size_t columns(const char *s)
+{
+	size_t n = 0;
+	mbstate_t st;
+	wchar_t wc;
+
+	memset(&st, 0, sizeof(st));
+	while (*s) {
+		size_t len = mbrtowc(&wc, s, MB_CUR_MAX, &st);
+		int w;
+
+		if (len == (size_t)-1 || len == (size_t)-2) {	/* not text: a byte a column */
+			memset(&st, 0, sizeof(st));
+			len = 1;
+			w = 1;
+		} else {
+			w = wcwidth(wc);
+		}
+		n += w > 0 ? (size_t)w : 0;
+		s += len ? len : 1;
+	}
+	return n;
+}
+
+/* "Label:" padded to a column, then the value. */
+static void field(struct vw_buf *out, const char *label, const char *value)
+{
+	size_t w = columns(label);
+
+	vw_buf_adds(out, label);
+	do
+		vw_buf_addc(out, ' ');
+	while (++w < 11);
+	vw_buf_printf(out, "%s\n", value);
+}
+
 void vw_report_check_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_findings *fs)
 {
 	const struct vw_cpu *c = &f->cpu;
 	int rc = vw_findings_exit_code(fs);
+	char *boot;
 
-	vw_buf_printf(out, "%-10s %s\n", _("Host:"), *f->root ? f->root : _("this machine"));
-	vw_buf_printf(out, "%-10s %s\n", _("CPU:"), dash(c->model));
-	vw_buf_printf(out, "%-10s %s\n", _("Kernel:"), dash(f->kernel.release));
-	vw_buf_printf(out, "%-10s %s\n", _("System:"), dash(f->distro.pretty_name));
-	vw_buf_printf(out, "%-10s %s, %s %s, %s %s\n", _("Boot:"), f->fw.efi ? "EFI" : "BIOS",
-		      _("bootloader"), vw_bootloader_name(f->distro.bootloader),
-		      _("initramfs"), vw_initramfs_name(f->distro.initramfs));
+	field(out, _("Host:"), *f->root ? f->root : _("this machine"));
+	field(out, _("CPU:"), dash(c->model));
+	field(out, _("Kernel:"), dash(f->kernel.release));
+	field(out, _("System:"), dash(f->distro.pretty_name));
+	/* TRANSLATORS: firmware (EFI or BIOS), bootloader name, initramfs tool name. */
+	boot = vw_xasprintf(_("%s, bootloader %s, initramfs %s"), f->fw.efi ? "EFI" : "BIOS",
+			    vw_bootloader_name(f->distro.bootloader), vw_initramfs_name(f->distro.initramfs));
+	field(out, _("Boot:"), boot);
+	free(boot);
 	vw_buf_addc(out, '\n');
 	for (size_t i = 0; i < fs->n; i++) {
 		const struct vw_finding *x = &fs->v[i];
 
-		vw_buf_printf(out, "[%s] %s\n", sev_tag(x->sev), x->msg);
+		vw_buf_printf(out, "[%s] %s\n", vw_severity_tag(x->sev), x->msg);
 		if (*x->remedy)
 			vw_buf_printf(out, "       -> %s\n", x->remedy);
 	}
@@ -232,10 +276,12 @@ void vw_report_groups_text(struct vw_buf *out, const struct vw_facts *f, bool al
 	for (size_t i = 0; i < f->ngroups; i++) {
 		const struct vw_group *g = &f->groups[i];
 
-		vw_buf_printf(out, _("IOMMU group %d"), g->id);
 		if (*g->type)
-			vw_buf_printf(out, " (%s)", g->type);
-		vw_buf_printf(out, ": %s\n", vw_verdict_text(g->verdict));
+			/* TRANSLATORS: group number, its kernel type (DMA, identity), the verdict. */
+			vw_buf_printf(out, _("IOMMU group %d (%s): %s\n"), g->id, g->type,
+				      vw_verdict_text(g->verdict));
+		else
+			vw_buf_printf(out, _("IOMMU group %d: %s\n"), g->id, vw_verdict_text(g->verdict));
 		for (size_t k = 0; k < g->ndevs; k++)
 			text_dev(out, f, &f->devs[g->devs[k]]);
 	}

@@ -14,6 +14,10 @@ void vw_report_check_json(struct vw_buf *out, const struct vw_facts *f, const st
 void vw_report_groups_text(struct vw_buf *out, const struct vw_facts *f, bool all);
 void vw_report_groups_json(struct vw_buf *out, const struct vw_facts *f, bool all);
 
+/* Translated severity tag of a finding, 4 columns: " OK ", "INFO", "WARN",
+ * "FIX ", "STOP" (`check`, and guest-check's report). */
+const char *vw_severity_tag(enum vw_severity s);
+
 /* Translated one-line verdict of a group ("shares only with bridges: fine"). */
 const char *vw_verdict_text(enum vw_group_verdict v);
 /* Translated role label for a device line ("GPU", "companion of 0000:01:00.0"). */

@@ -928,7 +928,8 @@ static void finish(struct ctx *c)
 		}
 		free(p);
 	}
-	qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
+	if (s->n > 1)	/* qsort(NULL, 0, ...) is undefined */
+		qsort(s->v, s->n, sizeof(*s->v), cmp_entry);
 	for (size_t i = 0; i < s->n; i++) {
 		if (k && !strcmp(s->v[k - 1].path, s->v[i].path)) {
 			free_entry(&s->v[i]);
@@ -1095,8 +1096,11 @@ void vw_snapshot_listing(const struct vw_snapshot *snap, bool full, struct vw_bu
 		vw_buf_printf(out, ngettext("  PCI: %zu function (sysfs attributes, config space, links)\n",
 					    "  PCI: %zu functions (sysfs attributes, config space, links)\n",
 					    ndev), ndev);
-		vw_buf_printf(out, _("  other sysfs: %zu files (IOMMU groups and units, ACPI tables, "
-				     "EFI, DMI, module parameters)\n"), nfiles[VW_AREA_SYS]);
+		vw_buf_printf(out, ngettext("  other sysfs: %zu file (IOMMU groups and units, ACPI tables, "
+					    "EFI, DMI, module parameters)\n",
+					    "  other sysfs: %zu files (IOMMU groups and units, ACPI tables, "
+					    "EFI, DMI, module parameters)\n", nfiles[VW_AREA_SYS]),
+			      nfiles[VW_AREA_SYS]);
 		vw_buf_adds(out, _("  /proc:"));
 		for (size_t i = 0; i < snap->n; i++)
 			if (snap->v[i].area == VW_AREA_PROC && snap->v[i].type == VW_SNAP_FILE)

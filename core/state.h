@@ -13,8 +13,9 @@
  *	  journal = ''			# the apply's journal id (for undo)
  *	}
  *
- * The progress section is always last, so the answers parser sees the same
- * lines (and reports the same line numbers) as in an answers file.
+ * The answers parser reads the whole file, the progress section included
+ * (vw_answers_parse_progress()), so messages name the file's own lines and
+ * the section may stand anywhere; the writer puts it last.
  * Strings are owned by the struct; "" means unset, never NULL. */
 #ifndef VW_STATE_H
 #define VW_STATE_H

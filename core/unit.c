@@ -1,6 +1,7 @@
 /* unit.c - the unit of assignment, closed over slots, NVLink sets and IOMMU
  * groups. */
 #include "unit.h"
+#include "cmdline.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -71,15 +72,7 @@ static void add_int(int **v, size_t *n, int x)
 
 static void issue(struct vw_unit *u, const char *code, enum vw_severity sev, char *msg, char *remedy)
 {
-	struct vw_findings *fs = &u->issues;
-	struct vw_finding *x;
-
-	fs->v = vw_xreallocarray(fs->v, fs->n + 1, sizeof(*fs->v));
-	x = &fs->v[fs->n++];
-	x->code = code;
-	x->sev = sev;
-	x->msg = msg;
-	x->remedy = remedy ? remedy : vw_xstrdup("");
+	vw_findings_add(&u->issues, code, sev, msg, remedy);
 }
 
 /* One member's neighbourhood: its slot, its group, its NVLink set. */
@@ -383,9 +376,32 @@ void vw_unit_build_idx(struct vw_unit *u, const struct vw_facts *f, const int *i
 	expand_idx(u, f, NULL, idx, n, NULL);
 }
 
-int vw_unit_build(struct vw_unit *u, const struct vw_facts *f, const struct vw_choices *c,
-		  struct vw_err *err)
+/* keep_out as function addresses: a slot stands for its functions. */
+static const char **keep_out_addrs(const struct vw_facts *f, const struct vw_choices *c)
 {
+	const char **v = vw_xcalloc(c->nkeep_out + f->ndevs + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->nkeep_out; i++) {
+		const char *want = c->keep_out[i];
+		size_t wl = strlen(want);
+
+		if (strchr(want, '.')) {
+			v[k++] = want;
+			continue;
+		}
+		for (size_t d = 0; d < f->ndevs; d++)
+			if (!strncmp(f->devs[d].addr, want, wl) && f->devs[d].addr[wl] == '.')
+				v[k++] = f->devs[d].addr;
+	}
+	return v;
+}
+
+int vw_unit_build_choices(struct vw_unit *u, const struct vw_facts *f, const struct vw_nvlink *nl,
+			  const struct vw_choices *c, struct vw_err *err)
+{
+	struct vw_unit_opts o = { .allow_split_nvlink = c->split_nvlink };
+	const char **keep;
 	int *idx = NULL;
 	size_t n = 0;
 	int r = vw_answers_devices(c, f, &idx, &n, err);
@@ -394,9 +410,18 @@ int vw_unit_build(struct vw_unit *u, const struct vw_facts *f, const struct vw_c
 		memset(u, 0, sizeof(*u));
 		return r;
 	}
-	vw_unit_build_idx(u, f, idx, n);
+	keep = keep_out_addrs(f, c);
+	o.keep_out = keep;
+	expand_idx(u, f, nl, idx, n, &o);
+	free(keep);
 	free(idx);
 	return 0;
+}
+
+int vw_unit_build(struct vw_unit *u, const struct vw_facts *f, const struct vw_choices *c,
+		  struct vw_err *err)
+{
+	return vw_unit_build_choices(u, f, NULL, c, err);
 }
 
 void vw_unit_done(struct vw_unit *u)
@@ -460,15 +485,10 @@ void vw_unit_ids(struct vw_buf *out, const struct vw_facts *f, const struct vw_u
 		vw_buf_add(out, "", 0);
 }
 
+/* Module names, like kernel parameters, take '-' and '_' alike. */
 static bool same_module(const char *a, const char *b)
 {
-	for (; *a && *b; a++, b++) {
-		char x = *a == '-' ? '_' : *a, y = *b == '-' ? '_' : *b;
-
-		if (x != y)
-			return false;
-	}
-	return !*a && !*b;
+	return vw_kparam_eq(a, b);
 }
 
 char **vw_unit_drivers(const struct vw_facts *f, const struct vw_unit *u)

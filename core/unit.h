@@ -97,8 +97,13 @@ int vw_unit_expand(const struct vw_facts *f, const struct vw_nvlink *nl,
 void vw_unit_build_idx(struct vw_unit *u, const struct vw_facts *f, const int *idx, size_t n);
 void vw_unit_build_idx_nv(struct vw_unit *u, const struct vw_facts *f, const struct vw_nvlink *nl,
 			  const int *idx, size_t n);
-/* The unit of the choices' devices (vw_answers_devices()).  Returns 0 or
- * -ENODEV with err set (u is then empty but initialised). */
+/* The unit of the choices' devices (vw_answers_devices()) with the NVLink
+ * sets nl (may be NULL: unknown) and the choices' options: split_nvlink
+ * (allow_split_nvlink) and keep_out (a slot stands for its functions).
+ * Returns 0 or -ENODEV with err set (u is then empty but initialised). */
+int vw_unit_build_choices(struct vw_unit *u, const struct vw_facts *f, const struct vw_nvlink *nl,
+			  const struct vw_choices *c, struct vw_err *err);
+/* The same without NVLink sets. */
 int vw_unit_build(struct vw_unit *u, const struct vw_facts *f, const struct vw_choices *c,
 		  struct vw_err *err);
 void vw_unit_done(struct vw_unit *u);

@@ -114,6 +114,16 @@ static void buf_grow(struct vw_buf *b, size_t extra)
 	b->data = vw_xrealloc(b->data, b->cap);
 }
 
+void vw_strv_vaddf(char ***v, size_t *n, const char *fmt, va_list ap)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_vprintf(&b, fmt, ap);
+	*v = vw_xreallocarray(*v, *n + 2, sizeof(char *));
+	(*v)[(*n)++] = vw_buf_steal(&b);
+	(*v)[*n] = NULL;
+}
+
 void vw_buf_add(struct vw_buf *b, const void *p, size_t n)
 {
 	buf_grow(b, n);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "exec.h"
+#include "plan.h"
 #include "unit.h"
 
 static const struct vw_trouble catalogue[] = {
@@ -302,11 +303,16 @@ static void check_initramfs(struct vw_verify *v, const struct vw_sysroot *sr, co
 void vw_verify_run(struct vw_verify *out, const struct vw_sysroot *sr, const struct vw_facts *f,
 		   const struct vw_choices *c)
 {
+	struct vw_nvlink nl;
 	struct vw_unit u;
 
 	memset(out, 0, sizeof(*out));
-	if (vw_unit_build(&u, f, c, NULL) < 0)
+	/* The unit the plan bound: NVLink peers included (the sets recorded
+	 * in the state; nvidia-smi sees nothing once vfio-pci has the GPUs). */
+	vw_plan_nvlink(&nl, sr, f, c, NULL);
+	if (vw_unit_build_choices(&u, f, &nl, c, NULL) < 0)
 		memset(&u, 0, sizeof(u));
+	vw_nvlink_done(&nl);
 	check_iommu(out, f);
 	check_bound(out, f, &u);
 	check_groups(out, f, &u);

@@ -106,21 +106,47 @@ static bool key_is(const char *line, const char *key)
 	return n && n == strlen(key) && memcmp(line, key, n) == 0;
 }
 
+/* Proxmox skips the blanks after the colon (its parser: "key:\s*value"). */
 static const char *line_value(const char *line)
 {
 	const char *v = line + key_len(line) + 1;
 
-	while (*v == ' ')
+	while (*v == ' ' || *v == '\t')
 		v++;
 	return v;
 }
 
+/* The line of key that counts: the last one, since Proxmox reads the lines
+ * in order and a later one replaces an earlier one. */
 static ssize_t conf_find(const struct conf *c, const char *key)
 {
-	for (size_t i = 0; i < c->n; i++)
+	for (size_t i = c->n; i-- > 0;)
 		if (key_is(c->line[i], key))
 			return (ssize_t)i;
 	return -1;
+}
+
+static void conf_remove(struct conf *c, size_t i)
+{
+	free(c->line[i]);
+	memmove(c->line + i, c->line + i + 1, (c->n - i - 1) * sizeof(char *));
+	c->n--;
+}
+
+/* Drop the lines of key before the one that counts (dead copies), so that
+ * what we set is what Proxmox reads and a second plan finds nothing to do.
+ * Returns how many went. */
+static size_t conf_drop_earlier(struct conf *c, const char *key)
+{
+	ssize_t last = conf_find(c, key);
+	size_t gone = 0;
+
+	for (size_t i = last > 0 ? (size_t)last : 0; i-- > 0;)
+		if (key_is(c->line[i], key)) {
+			conf_remove(c, i);
+			gone++;
+		}
+	return gone;
 }
 
 static const char *conf_get(const struct conf *c, const char *key)
@@ -151,7 +177,10 @@ static void conf_set(struct conf *c, const char *key, const char *value)
 	bool any = false;
 
 	if (i >= 0) {
-		if (strcmp(line_value(c->line[i]), value) == 0)
+		size_t gone = conf_drop_earlier(c, key);
+
+		i -= (ssize_t)gone;
+		if (!gone && strcmp(line_value(c->line[i]), value) == 0)
 			return;
 		free(c->line[i]);
 		c->line[i] = vw_xasprintf("%s: %s", key, value);
@@ -180,15 +209,15 @@ static void conf_set(struct conf *c, const char *key, const char *value)
 	add_cmd(c, key, value);
 }
 
+/* Every line of key goes. */
 static void conf_delete(struct conf *c, const char *key)
 {
-	ssize_t i = conf_find(c, key);
+	ssize_t i;
 
-	if (i < 0)
+	if (conf_find(c, key) < 0)
 		return;
-	free(c->line[i]);
-	memmove(c->line + i, c->line + i + 1, (c->n - (size_t)i - 1) * sizeof(char *));
-	c->n--;
+	while ((i = conf_find(c, key)) >= 0)
+		conf_remove(c, (size_t)i);
 	c->changed = true;
 	add_cmd(c, "delete", key);
 }

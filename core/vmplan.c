@@ -226,15 +226,11 @@ void vw_vm_info_done(struct vw_vm_info *i)
 
 void vw_vm_info_note(struct vw_vm_info *i, const char *fmt, ...)
 {
-	struct vw_buf b = VW_BUF_INIT;
 	va_list ap;
 
 	va_start(ap, fmt);
-	vw_buf_vprintf(&b, fmt, ap);
+	vw_strv_vaddf(&i->notes, &i->nnotes, fmt, ap);
 	va_end(ap);
-	i->notes = vw_xreallocarray(i->notes, i->nnotes + 2, sizeof(char *));
-	i->notes[i->nnotes++] = vw_buf_steal(&b);
-	i->notes[i->nnotes] = NULL;
 }
 
 /* ---- helpers ------------------------------------------------------------- */

@@ -73,6 +73,10 @@ void vw_buf_vprintf(struct vw_buf *b, const char *fmt, va_list ap);
 char *vw_buf_steal(struct vw_buf *b);
 void vw_buf_done(struct vw_buf *b);
 
+/* Append a formatted string to *v, a NULL-terminated array of *n strings
+ * (notes of the plan steps); *v may start NULL. */
+void vw_strv_vaddf(char ***v, size_t *n, const char *fmt, va_list ap) VW_PRINTF(3, 0);
+
 /* Trim ASCII white space at both ends, in place; returns s. */
 char *vw_strtrim(char *s);
 bool vw_startswith(const char *s, const char *prefix);

@@ -330,6 +330,43 @@ static void test_check_devices(void **state)
 	free(root);
 }
 
+/* NVLink: the sets as the wizard read them, the explicit split, and what
+ * must stay out of the VM. */
+static void test_nvlink_keys(void **state)
+{
+	struct vw_choices c = { 0 };
+	struct vw_err err = { 0 };
+
+	(void)state;
+	assert_int_equal(parse(&c, "devices = {\"18:00.0\"}\n", &err), 0);
+	assert_false(c.nvlink_known);
+	assert_false(c.split_nvlink);
+	assert_int_equal(c.nkeep_out, 0);
+	/* "{}" says "no set", which is not "not known". */
+	assert_int_equal(parse(&c, "nvlink = {}\n", &err), 0);
+	assert_true(c.nvlink_known);
+	assert_int_equal(c.nnvlink, 0);
+	assert_int_equal(parse(&c,
+			       "nvlink = {\"0000:18:00.0,0000:2a:00.0,0000:06:00.0/NV18\", \"9a:00.0,0000:ab:00.0\"}\n"
+			       "split_nvlink = true\nkeep_out = {\"2a:00.0\", \"0000:3a:00\"}\n",
+			       &err), 0);
+	assert_true(c.nvlink_known);
+	assert_int_equal(c.nnvlink, 2);
+	assert_string_equal(c.nvlink[1], "9a:00.0,0000:ab:00.0");
+	assert_true(c.split_nvlink);
+	assert_int_equal(c.nkeep_out, 2);
+	assert_string_equal(c.keep_out[0], "0000:2a:00.0");
+	assert_string_equal(c.keep_out[1], "0000:3a:00");
+	vw_choices_done(&c);
+	expect_error("\n\nnvlink = {\"0000:18:00.0\"}\n",
+		     "a.conf:3: 'nvlink': NVLink state: a set needs at least two members");
+	expect_error("nvlink = {\"0000:18:00.0,0000:2a:00.0\", \"0000:2a:00.0,0000:3a:00.0\"}\n",
+		     "a.conf:1: 'nvlink': NVLink state: 0000:2a:00.0 is in two sets");
+	expect_error("nvlink = {\"0000:18:00.0,zz\"}\n", "a.conf:1: 'nvlink': NVLink state: bad PCI address \"zz\"");
+	expect_error("keep_out = {\"18:00.9\"}\n",
+		     "a.conf:1: bad PCI address '18:00.9' in 'keep_out' (expected 0000:01:00.0, or 0000:01:00 for every function of a slot)");
+}
+
 /* ---- kernel command line ---------------------------------------------------- */
 
 static char *edit1(const char *line, enum vw_kop op, const char *key, const char *value, bool *changed)
@@ -458,6 +495,91 @@ static void test_cmdline_missing(void **state)
 	vw_kedits_done(&e);
 }
 
+/* Quotes as the kernel reads them (lib/cmdline.c next_arg()), and lines
+ * whose quotes an edit cannot keep (fuzz/findings/kcmdline-*). */
+static void edit_twice(const char *line, const struct vw_kedits *e, const char *want)
+{
+	bool changed;
+	char *once = vw_cmdline_edit(line, e, NULL), *twice = vw_cmdline_edit(once, e, &changed);
+
+	assert_string_equal(once, want);
+	assert_string_equal(twice, once);
+	assert_false(changed);
+	free(once);
+	free(twice);
+}
+
+static void test_cmdline_quotes(void **state)
+{
+	struct vw_kedits e = { 0 };
+	struct vw_err err = { 0 };
+	struct vw_cmdline l;
+	char *k;
+
+	(void)state;
+	/* A parameter inside quotes is part of the quoted one. */
+	EDIT("acpi_osi=\"x intel_iommu=off\" quiet", VW_KOP_REMOVE, "intel_iommu", "off",
+	     "acpi_osi=\"x intel_iommu=off\" quiet");
+	EDIT("\"foo intel_iommu=off\"", VW_KOP_REMOVE, "intel_iommu", NULL, "\"foo intel_iommu=off\"");
+	vw_cmdline_split(&l, "a=\"b intel_iommu=on\" c");
+	assert_false(vw_cmdline_has(&l, "intel_iommu", NULL));
+	assert_false(l.open_quote);
+	vw_cmdline_done(&l);
+	/* Only a '"' that opens the token or the value goes: the kernel reads
+	 * intel_iommu=o"n" as the value o"n", and vfio"-"pci.ids is not
+	 * vfio-pci.ids. */
+	EDIT("intel_iommu=o\"n\"", VW_KOP_SET, "intel_iommu", "on", "intel_iommu=on");
+	EDIT("iommu=\"pt\"", VW_KOP_SET, "iommu", "pt", "iommu=\"pt\"");
+	EDIT("\"iommu=pt\"", VW_KOP_SET, "iommu", "pt", "\"iommu=pt\"");
+	EDIT("vfio\"-\"pci.ids=1:2", VW_KOP_MERGE, "vfio-pci.ids", "3:4", "vfio\"-\"pci.ids=1:2 vfio-pci.ids=3:4");
+	k = vw_ktok_key("\"quoted flag\"");
+	assert_string_equal(k, "quoted flag");
+	free(k);
+
+	/* A '"' inside a merged list (the finding had a vertical tab inside
+	 * the quotes): the items keep their quotes, the token stays one. */
+	vw_kedits_add(&e, VW_KOP_MERGE, "vfio-pci.ids", "10de:2204,10de:1aef", NULL);
+	edit_twice("ulash vfio-pci.ids=1+0de:B-\"8\vx\"8 z", &e,
+		   "ulash vfio-pci.ids=1+0de:B-\"8\vx\"8,10de:2204,10de:1aef z");
+	edit_twice("vfio-pci.ids=\"a b\" q", &e, "vfio-pci.ids=\"a b,10de:2204,10de:1aef\" q");
+	/* Blanks other than space and tab are quoted too. */
+	edit_twice("vfio-pci.ids=\"1\v2\"", &e, "vfio-pci.ids=\"1\v2,10de:2204,10de:1aef\"");
+	assert_int_equal(vw_cmdline_check("vfio-pci.ids=a\"b c\"d", &e, "/etc/kernel/cmdline", &err), 0);
+
+	/* An open quote: nothing is appended inside it, and the check names
+	 * the file. */
+	{
+		static const char line[] = "quiet splash vfio-pci.ids=10de:2204,10de:1aef "
+					   "vfio_pci.ids=10de:2204 \"unterminated";
+		bool changed = true;
+		char *s = vw_cmdline_edit(line, &e, &changed);
+
+		assert_string_equal(s, line);
+		assert_false(changed);
+		free(s);
+		vw_cmdline_split(&l, line);
+		assert_true(l.open_quote);
+		assert_false(vw_cmdline_apply(&l, &e));
+		vw_cmdline_done(&l);
+		assert_int_equal(vw_cmdline_check(line, &e, "/etc/kernel/cmdline", &err), -EINVAL);
+		assert_true(vw_startswith(err.msg, "/etc/kernel/cmdline: the kernel command line has a '\"' that is never closed"));
+	}
+	vw_kedits_done(&e);
+
+	/* An edit that cannot be written back: after removing vfio_pci the
+	 * kernel value x,y"z (its first '"' was the value's opening one) has
+	 * no spelling that reads back the same. */
+	vw_kedits_add(&e, VW_KOP_REMOVE, "modprobe.blacklist", "vfio_pci", NULL);
+	EDIT("modprobe.blacklist=\"x,vfio_pci,y\"z", VW_KOP_REMOVE, "modprobe.blacklist", "vfio_pci",
+	     "modprobe.blacklist=\"x,vfio_pci,y\"z");
+	assert_int_equal(vw_cmdline_check("modprobe.blacklist=\"x,vfio_pci,y\"z", &e, "/boot/x", &err), -EINVAL);
+	assert_string_equal(err.msg, "/boot/x: the value of modprobe.blacklist holds a '\"' that cannot be written back after the edit; change it by hand");
+	/* ... and one that can. */
+	edit_twice("modprobe.blacklist=x\"y,vfio_pci,z\"w", &e, "modprobe.blacklist=x\"y,z\"w");
+	assert_int_equal(vw_cmdline_check("quiet", &e, "/boot/x", NULL), 0);
+	vw_kedits_done(&e);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -469,11 +591,13 @@ int main(void)
 		cmocka_unit_test(test_roundtrip),
 		cmocka_unit_test(test_save_private),
 		cmocka_unit_test(test_check_devices),
+		cmocka_unit_test(test_nvlink_keys),
 		cmocka_unit_test(test_cmdline_split_join),
 		cmocka_unit_test(test_cmdline_set),
 		cmocka_unit_test(test_cmdline_merge),
 		cmocka_unit_test(test_cmdline_remove),
 		cmocka_unit_test(test_cmdline_missing),
+		cmocka_unit_test(test_cmdline_quotes),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

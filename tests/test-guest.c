@@ -3,6 +3,7 @@
 #include "testutil.h"
 #include "handfacts.h"
 #include "guest.h"
+#include "report.h"
 #include "sysroot.h"
 
 #include <stdio.h>
@@ -233,6 +234,30 @@ static void test_no_smi(void **state)
 	guest_end(&t);
 }
 
+/* The report tags findings as `vfiowiz check` does: one table of tags
+ * (core/report.h). */
+static void test_severity_tags(void **state)
+{
+	struct guest t;
+	struct vw_buf out = VW_BUF_INIT, want = VW_BUF_INIT;
+
+	(void)state;
+	assert_string_equal(vw_severity_tag(VW_SEV_OK), " OK ");
+	assert_string_equal(vw_severity_tag(VW_SEV_INFO), "INFO");
+	assert_string_equal(vw_severity_tag(VW_SEV_WARN), "WARN");
+	assert_string_equal(vw_severity_tag(VW_SEV_FIXABLE), "FIX ");
+	assert_string_equal(vw_severity_tag(VW_SEV_BLOCKER), "STOP");
+	guest_start(&t);
+	hf_add(&t.f, "0000:00:01.0", 0x1af4, 0x1050, 0x030000, "virtio-pci", -1);
+	guest_run(&t);
+	vw_guest_report_text(&out, &t.g, &t.f);
+	vw_buf_printf(&want, "[%s] ", vw_severity_tag(VW_SEV_BLOCKER));
+	assert_non_null(strstr(out.data, want.data));
+	vw_buf_done(&want);
+	vw_buf_done(&out);
+	guest_end(&t);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -240,6 +265,7 @@ int main(void)
 		cmocka_unit_test(test_degraded),
 		cmocka_unit_test(test_no_gpu),
 		cmocka_unit_test(test_no_smi),
+		cmocka_unit_test(test_severity_tags),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

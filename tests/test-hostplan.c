@@ -748,6 +748,63 @@ static void test_plan_mkinitcpio_booster(void **state)
 	free(root);
 }
 
+/* A command line with a '"' never closed is not edited: what we append would
+ * be part of the quoted text.  Each back end names the file. */
+static void test_plan_open_quote(void **state)
+{
+	static const char open_line[] = "quiet vfio_pci.ids=10de:2204 \"unterminated";
+	char *root = tu_mkroot();
+	struct vw_facts f;
+	struct vw_choices c = { 0 };
+	struct vw_plan p;
+	struct vw_hostplan hp;
+	struct vw_err err = { 0 };
+	char *text;
+
+	(void)state;
+	desktop(&f);
+	choices(&c, "devices = {\"0000:01:00\"}\n");
+
+	f.distro.bootloader = VW_BL_GRUB;
+	f.distro.grub_d = true;
+	text = vw_xasprintf("GRUB_CMDLINE_LINUX_DEFAULT='%s'\n", open_line);
+	tu_write(root, "etc/default/grub", text);
+	free(text);
+	assert_int_equal(build(&p, &hp, &f, root, &c, &err), -EINVAL);
+	assert_true(vw_startswith(err.msg, "/etc/default/grub (GRUB_CMDLINE_LINUX_DEFAULT): the kernel command line has a '\"' that is never closed"));
+	vw_plan_done(&p);
+	vw_hostplan_done(&hp);
+	/* Fixed in a later drop-in: fine again. */
+	tu_write(root, "etc/default/grub.d/50-fix.cfg", "GRUB_CMDLINE_LINUX_DEFAULT=\"quiet\"\n");
+	build_ok_idempotent(&p, &hp, &f, root, &c);
+	vw_plan_done(&p);
+	vw_hostplan_done(&hp);
+
+	/* /etc/kernel/cmdline: augeas' Cmdline lens refuses it first. */
+	f.distro.bootloader = VW_BL_KERNEL_INSTALL;
+	text = vw_xasprintf("%s\n", open_line);
+	tu_write(root, "etc/kernel/cmdline", text);
+	free(text);
+	assert_true(build(&p, &hp, &f, root, &c, &err) < 0);
+	assert_true(vw_startswith(err.msg, "/etc/kernel/cmdline:"));
+	vw_plan_done(&p);
+	vw_hostplan_done(&hp);
+
+	f.distro.bootloader = VW_BL_SYSTEMD_BOOT;
+	text = vw_xasprintf("title Arch\nlinux /vmlinuz-linux\noptions root=/dev/sda2\noptions %s\n", open_line);
+	tu_write(root, "efi/loader/entries/arch.conf", text);
+	free(text);
+	assert_int_equal(build(&p, &hp, &f, root, &c, &err), -EINVAL);
+	assert_true(vw_startswith(err.msg, "/efi/loader/entries/arch.conf: the kernel command line has a '\"'"));
+	vw_plan_done(&p);
+	vw_hostplan_done(&hp);
+
+	vw_choices_done(&c);
+	vw_facts_done(&f);
+	tu_rmtree(root);
+	free(root);
+}
+
 static void test_plan_refusals(void **state)
 {
 	char *root = tu_mkroot();
@@ -815,6 +872,7 @@ int main(void)
 		cmocka_unit_test(test_plan_builtin_vfio),
 		cmocka_unit_test(test_plan_mkinitcpio_booster),
 		cmocka_unit_test(test_plan_refusals),
+		cmocka_unit_test(test_plan_open_quote),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -341,6 +341,29 @@ static void test_build_sets(void **state)
 	hf_free(&f);
 }
 
+/* An empty matrix (no GPU column) on a host without NVIDIA GPUs: no set,
+ * and no memcpy/qsort from NULL (UBSan in the sanitizer build). */
+static void test_build_empty(void **state)
+{
+	struct vw_facts f = { 0 };
+	struct vw_nvlink_topo t;
+	struct vw_nvlink nl = { 0 };
+	struct vw_err err = { 0 };
+
+	(void)state;
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(vw_nvlink_build(&nl, &t, NULL, 0, &f, &err), 0);
+	assert_int_equal(nl.nsets, 0);
+	vw_nvlink_done(&nl);
+	/* With an NVSwitch: one set of the switch alone, sorted without fault. */
+	hf_add(&f, "0000:c0:00.0", 0x10de, 0x22a3, 0x068000, "nvidia-nvswitch", -1);
+	assert_int_equal(vw_nvlink_build(&nl, &t, NULL, 0, &f, &err), 0);
+	assert_int_equal(nl.nsets, 1);
+	assert_int_equal(nl.sets[0].n, 1);
+	vw_nvlink_done(&nl);
+	hf_free(&f);
+}
+
 static void test_state_errors(void **state)
 {
 	static const char *const bad[] = {
@@ -462,6 +485,7 @@ int main(void)
 		cmocka_unit_test(test_status),
 		cmocka_unit_test(test_busids),
 		cmocka_unit_test(test_build_sets),
+		cmocka_unit_test(test_build_empty),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_probe_recorded),
 		cmocka_unit_test(test_probe_nvswitch_host),

@@ -834,6 +834,69 @@ static void test_pve_existing(void **state)
 	env_close(&e);
 }
 
+/* Repeated and malformed hostpci lines (fuzz/findings/vmplan-not-idempotent).
+ * Proxmox reads the lines in order, a later line of a key replacing an
+ * earlier one: the slot's entries all go but one, lines that are not
+ * "key: value" stay as written, and planning again changes nothing. */
+static const char pve_messy[] =
+	"#Windows desktop\n"
+	"agent: 1\n"
+	"cpu: x86-64-v2-AES,flags=+aes\n"
+	"hostpci1: 0000:01:00.0\n"
+	"hostpci3: 0000:01:00.1\n"
+	"hostpci00:02:00.0\n"
+	"#a note in the middle\n"
+	"cpu: host\n"
+	"hostpci3: 0000:01:00.2\n"
+	"hostpci4:\t0000:01:00.3 \n"
+	"hostpci0: 0000:09\f2001:db8:::00\n"
+	"machine/: pc-q35-8.1\n"
+	"machine: pc-q35-8.1\n"
+	"bios: ovmf\n"
+	"name: desk\n";
+
+static void test_pve_existing_messy(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	const char *p;
+	size_t slot_lines = 0;
+
+	(void)state;
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/104.conf", pve_messy);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_WINDOWS, "desk");
+	c.vm.existing = true;
+	c.access.vnc = false;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/pve/qemu-server/104.conf");
+	assert_non_null(strstr(ch->new_data, "\nhostpci1: 0000:01:00,pcie=1,x-vga=1\n"));
+	for (p = ch->new_data; (p = strstr(p, "0000:01:00")); p++)
+		slot_lines++;
+	assert_int_equal(slot_lines, 1);
+	assert_null(strstr(ch->new_data, "hostpci3"));
+	assert_null(strstr(ch->new_data, "hostpci4"));
+	/* Someone else's entry, and what is not a "key: value" line, stay. */
+	assert_non_null(strstr(ch->new_data, "\nhostpci0: 0000:09\f2001:db8:::00\n"));
+	assert_non_null(strstr(ch->new_data, "\nhostpci00:02:00.0\n"));
+	assert_non_null(strstr(ch->new_data, "\nmachine/: pc-q35-8.1\n"));
+	assert_non_null(strstr(ch->new_data, "\n#a note in the middle\n"));
+	/* The cpu line that counts is the last one: it is the one edited. */
+	assert_non_null(strstr(ch->new_data, "\ncpu: host,hidden=1\n"));
+	assert_null(strstr(ch->new_data, "flags=+aes"));
+
+	apply_all(&e);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
 static void test_pve_refusals(void **state)
 {
 	struct env e;
@@ -986,6 +1049,7 @@ int main(void)
 		cmocka_unit_test(test_pve_new_windows),
 		cmocka_unit_test(test_pve_new_nvswitch_cluster),
 		cmocka_unit_test(test_pve_existing),
+		cmocka_unit_test(test_pve_existing_messy),
 		cmocka_unit_test(test_pve_refusals),
 		cmocka_unit_test(test_pve_too_many),
 		cmocka_unit_test(test_fixture_hosts),

@@ -28,6 +28,7 @@ struct vw_cli {
 	const char *size;	/* wizard: --size COLSxLINES */
 	const char *start_at;	/* wizard: --start-at STEP */
 	bool mono;		/* wizard: --mono */
+	const char *format;	/* plan: --format text|ansible, NULL = text */
 	int argc;		/* arguments left after the subcommand */
 	char **argv;
 };
@@ -53,6 +54,17 @@ int vw_cmd_guest_check(const struct vw_cli *cli);
 int vw_cmd_plan(const struct vw_cli *cli);
 int vw_cmd_apply(const struct vw_cli *cli);
 int vw_cmd_undo(const struct vw_cli *cli);
+
+/* tui/cmd_ansible.c: --format.  vw_cli_format_check() refuses an unknown
+ * format, or one given to a command other than plan (VW_EXIT_ERROR after
+ * printing why; else 0).  vw_cli_plan_export() writes the plan in
+ * cli->format (ansible: a playbook on stdout, or in -o FILE with files/
+ * next to it); returns the exit status. */
+struct vw_plan;
+struct vw_hostplan;
+int vw_cli_format_check(const struct vw_cli *cli);
+int vw_cli_plan_export(const struct vw_cli *cli, const struct vw_plan *plan,
+		       const struct vw_hostplan *hp, const char *secret);
 
 /* When --sysroot names a snapshot archive (.tar.gz, .tgz, .tar), import it
  * safely into a private temporary folder (removed at exit) and point

@@ -19,9 +19,8 @@
 #include "apply.h"
 #include "diff.h"
 #include "exec.h"
-#include "hostplan.h"
-#include "unit.h"
-#include "vmplan.h"
+#include "plan.h"
+#include "ui.h"
 
 /* Everything a plan is built from, and the plan. */
 struct planned {
@@ -29,20 +28,14 @@ struct planned {
 	struct vw_facts f;
 	bool have_facts;
 	struct vw_choices c;
-	struct vw_unit u;
 	struct vw_plan plan;
-	struct vw_hostplan hp;
-	struct vw_vm_info vm;
-	struct vw_access_info acc;
+	struct vw_plan_info info;	/* unit, host, VM, access (core/plan.h) */
 };
 
 static void planned_done(struct planned *p)
 {
-	vw_access_info_done(&p->acc);
-	vw_vm_info_done(&p->vm);
-	vw_hostplan_done(&p->hp);
+	vw_plan_info_done(&p->info);
 	vw_plan_done(&p->plan);
-	vw_unit_done(&p->u);
 	if (p->c.devices)
 		vw_choices_done(&p->c);
 	if (p->have_facts)
@@ -60,11 +53,10 @@ static int fail(const struct vw_err *err)
 static int build(const struct vw_cli *cli, struct planned *p)
 {
 	struct vw_err err = { 0 };
-	int *devs;
 	int rc;
 
-	/* vm and acc stay zeroed until their steps initialise them; their
-	 * _done() functions take zeroed structs. */
+	/* info stays zeroed until the plan fills it; vw_plan_info_done()
+	 * takes a zeroed struct. */
 	memset(p, 0, sizeof(*p));
 	vw_plan_init(&p->plan);
 	if (!cli->answers) {
@@ -78,49 +70,12 @@ static int build(const struct vw_cli *cli, struct planned *p)
 	if (rc)
 		return rc;
 	p->have_facts = true;
-	if (vw_unit_build(&p->u, &p->f, &p->c, &err) < 0)
-		return fail(&err);
-	for (size_t i = 0; i < p->u.issues.n; i++) {
-		const struct vw_finding *x = &p->u.issues.v[i];
-
-		if (x->sev == VW_SEV_BLOCKER) {
-			fprintf(stderr, "%s: %s %s\n", PACKAGE, x->msg, x->remedy);
-			return VW_EXIT_ERROR;
-		}
-	}
-	devs = vw_xcalloc(p->u.n + 1, sizeof(int));
-	for (size_t i = 0; i < p->u.n; i++)
-		devs[i] = p->u.m[i].dev;
-	rc = vw_hostplan_build(&p->plan, &p->hp, &p->f, p->sr, &p->c, devs, p->u.n, &err);
-	free(devs);
-	if (rc < 0)
-		return fail(&err);
-	if (vw_vmplan_build(&p->plan, p->sr, &p->f, &p->c, &p->u, &p->vm, &err) < 0)
-		return fail(&err);
-	if (vw_accessplan_build(&p->plan, p->sr, &p->f, &p->c, &p->vm, &p->acc, &err) < 0)
+	if (vw_plan_build_all(&p->plan, p->sr, &p->f, &p->c, &p->info, &err) < 0)
 		return fail(&err);
 	return 0;
 }
 
 /* ---- showing a plan ------------------------------------------------------------ */
-
-/* The VNC password never reaches the terminal either. */
-static char *mask(const char *s, size_t len, const char *secret, size_t *outlen)
-{
-	struct vw_buf b = VW_BUF_INIT;
-	size_t sl = secret ? strlen(secret) : 0;
-
-	for (size_t i = 0; i < len;) {
-		if (sl && i + sl <= len && !memcmp(s + i, secret, sl)) {
-			vw_buf_adds(&b, "********");
-			i += sl;
-		} else {
-			vw_buf_addc(&b, s[i++]);
-		}
-	}
-	*outlen = b.len;
-	return b.data ? vw_buf_steal(&b) : vw_xstrdup("");
-}
 
 static void show_change(struct vw_buf *out, const struct vw_plan *plan, size_t i, const char *secret)
 {
@@ -140,8 +95,8 @@ static void show_change(struct vw_buf *out, const struct vw_plan *plan, size_t i
 	vw_buf_printf(out, _("Why: %s\n"), _(c->why));
 	if (c->secret) {
 		vw_buf_adds(out, _("(holds a secret: it is written mode 0600, and the password is masked below)\n"));
-		olda = m1 = mask(c->old_data, c->old_len, secret, &oldn);
-		newb = m2 = mask(c->new_data, c->new_len, secret, &newn);
+		olda = m1 = vw_change_mask(c->old_data, c->old_len, secret, &oldn);
+		newb = m2 = vw_change_mask(c->new_data, c->new_len, secret, &newn);
 	}
 	vw_diff_unified(out, olda, oldn, newb, newn, c->old_exists ? la : NULL, c->remove ? NULL : lb,
 			VW_DIFF_CONTEXT);
@@ -154,31 +109,13 @@ static void show_change(struct vw_buf *out, const struct vw_plan *plan, size_t i
 	free(lb);
 }
 
-/* The unit's warnings, but for the boot display: the host plan says what
- * happens to it in more words. */
-static bool unit_note(const struct vw_finding *x)
-{
-	return x->sev >= VW_SEV_WARN && strcmp(x->code, "boot-vga");
-}
-
 static void show_notes(struct vw_buf *out, const struct planned *p)
 {
-	size_t n = p->hp.nnotes + p->vm.nnotes + p->acc.nnotes;
-
-	for (size_t i = 0; i < p->u.issues.n; i++)
-		n += unit_note(&p->u.issues.v[i]);
-	if (!n)
+	if (!p->info.nnotes)
 		return;
 	vw_buf_adds(out, _("Notes:\n"));
-	for (size_t i = 0; i < p->u.issues.n; i++)
-		if (unit_note(&p->u.issues.v[i]))
-			vw_buf_printf(out, "  - %s\n", p->u.issues.v[i].msg);
-	for (size_t i = 0; i < p->hp.nnotes; i++)
-		vw_buf_printf(out, "  - %s\n", p->hp.notes[i]);
-	for (size_t i = 0; i < p->vm.nnotes; i++)
-		vw_buf_printf(out, "  - %s\n", p->vm.notes[i]);
-	for (size_t i = 0; i < p->acc.nnotes; i++)
-		vw_buf_printf(out, "  - %s\n", p->acc.notes[i]);
+	for (size_t i = 0; i < p->info.nnotes; i++)
+		vw_buf_printf(out, "  - %s\n", p->info.notes[i]);
 	vw_buf_addc(out, '\n');
 }
 
@@ -199,12 +136,13 @@ static void show_checks(struct vw_buf *out, const struct vw_hostplan *hp)
 static void show_header(struct vw_buf *out, const struct planned *p)
 {
 	vw_buf_printf(out, _("Devices for vfio-pci (%s):"),
-		      p->hp.by_address ? _("by address") : _("by id"));
-	for (size_t i = 0; i < p->hp.ndevs; i++)
-		vw_buf_printf(out, " %s", p->f.devs[p->hp.devs[i]].addr);
+		      p->info.hp.by_address ? _("by address") : _("by id"));
+	for (size_t i = 0; i < p->info.hp.ndevs; i++)
+		vw_buf_printf(out, " %s", p->f.devs[p->info.hp.devs[i]].addr);
 	vw_buf_addc(out, '\n');
 	vw_buf_printf(out, _("Bootloader: %s; initramfs: %s\n\n"),
-		      p->hp.boot ? p->hp.boot->name : _("none"), p->hp.irfs ? p->hp.irfs->name : _("none"));
+		      p->info.hp.boot ? p->info.hp.boot->name : _("none"),
+		      p->info.hp.irfs ? p->info.hp.irfs->name : _("none"));
 }
 
 int vw_cmd_plan(const struct vw_cli *cli)
@@ -214,6 +152,11 @@ int vw_cmd_plan(const struct vw_cli *cli)
 	int rc = build(cli, &p);
 
 	if (rc) {
+		planned_done(&p);
+		return rc;
+	}
+	if (cli->format && strcmp(cli->format, "text")) {	/* tui/cmd_ansible.c */
+		rc = vw_cli_plan_export(cli, &p.plan, &p.info.hp, p.c.access.vnc_password);
 		planned_done(&p);
 		return rc;
 	}
@@ -230,12 +173,12 @@ int vw_cmd_plan(const struct vw_cli *cli)
 				vw_buf_printf(&out, "  %s\n", p.plan.post_cmds[i]);
 			vw_buf_addc(&out, '\n');
 		}
-		show_checks(&out, &p.hp);
+		show_checks(&out, &p.info.hp);
 	}
-	if (p.vm.commands[0])
+	if (p.info.vm.commands[0])
 		/* TRANSLATORS: followed by qm create/set lines (Proxmox). */
-		vw_buf_printf(&out, "%s\n%s\n", _("The same VM configuration as commands:"), p.vm.commands);
-	vw_access_connect_text(&out, &p.c, &p.vm, &p.acc);
+		vw_buf_printf(&out, "%s\n%s\n", _("The same VM configuration as commands:"), p.info.vm.commands);
+	vw_access_connect_text(&out, &p.c, &p.info.vm, &p.info.acc);
 	rc = vw_cli_write(&out);
 	vw_buf_done(&out);
 	planned_done(&p);
@@ -298,6 +241,8 @@ static bool ask(const struct vw_change *c, size_t i, void *arg)
 static const char *item_state(enum vw_item_state s)
 {
 	switch (s) {
+	/* TRANSLATORS: the outcome of one file of `vfiowiz apply`, in a column
+	 * of 12. */
 	case VW_ITEM_SKIPPED: return _("skipped");
 	case VW_ITEM_PENDING: return _("not written");
 	case VW_ITEM_WRITTEN: return _("written");
@@ -339,8 +284,8 @@ static int run_checks(struct vw_buf *out, const struct planned *p, const struct 
 {
 	int failed = 0;
 
-	for (size_t i = 0; i < p->hp.nchecks; i++) {
-		const struct vw_check *ck = &p->hp.checks[i];
+	for (size_t i = 0; i < p->info.hp.nchecks; i++) {
+		const struct vw_check *ck = &p->info.hp.checks[i];
 		const struct vw_post_run *after = NULL;
 		struct vw_exec_result er;
 		struct vw_err err = { 0 };
@@ -431,7 +376,9 @@ int vw_cmd_apply(const struct vw_cli *cli)
 		vw_buf_printf(&out, _("Journal: %s (undo with: vfiowiz undo %s)\n"), res.journal_id,
 			      res.journal_id);
 	for (size_t i = 0; i < res.nitems; i++) {
-		vw_buf_printf(&out, "  %-12s /%s", item_state(res.items[i].state), res.items[i].path);
+		vw_buf_adds(&out, "  ");	/* a column by display width: states are translated */
+		vw_ui_pad(&out, item_state(res.items[i].state), 12);
+		vw_buf_printf(&out, " /%s", res.items[i].path);
 		if (res.items[i].error)
 			vw_buf_printf(&out, ": %s", res.items[i].error);
 		vw_buf_addc(&out, '\n');

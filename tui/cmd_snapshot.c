@@ -103,7 +103,8 @@ static char *default_name(time_t now)
 }
 
 /* Ask on the terminal; false unless the answer is yes in the user's
- * language (rpmatch). */
+ * locale (rpmatch), or the "y" of the prompt's language (the catalog can
+ * be French while the locale is C.UTF-8, as with LANGUAGE=fr). */
 static bool confirm(const char *path)
 {
 	char line[128];
@@ -112,7 +113,7 @@ static bool confirm(const char *path)
 	fflush(stdout);
 	if (!fgets(line, sizeof(line), stdin))
 		return false;
-	return rpmatch(line) == 1;
+	return rpmatch(line) == 1 || !strcmp(vw_strtrim(line), _("y"));
 }
 
 int vw_cmd_snapshot(const struct vw_cli *cli)

@@ -50,6 +50,8 @@ static void usage(FILE *out)
 		"  --script KEYS  wizard, headless: keys like \"down,space,enter,F1,type:text\"\n"
 		"  --dump DIR     wizard, headless: a text dump of the screen after every key\n"
 		"  --size COLSxLINES  wizard, headless: the screen size (80x24)\n"), out);
+	fputs(_("  --format ansible  plan: an Ansible playbook making the same changes\n"
+		"                 (-o FILE: into FILE, files YAML cannot hold in files/)\n"), out);
 	fputs(_("  --answers FILE plan, apply: the answers file (docs/answers.example.conf)\n"
 		"  --dry-run      apply: check everything, write and run nothing\n"
 		"\nExit status: 0 done (or nothing to do), 1 and 2 (check) changes needed or\n"
@@ -156,7 +158,7 @@ int vw_cmd_groups(const struct vw_cli *cli)
 int main(int argc, char **argv)
 {
 	enum { OPT_SYSROOT = 256, OPT_JSON, OPT_ALL, OPT_DEMO, OPT_LIST, OPT_ANSWERS, OPT_DRY_RUN,
-	       OPT_SCRIPT, OPT_DUMP, OPT_SIZE, OPT_START_AT, OPT_MONO };
+	       OPT_SCRIPT, OPT_DUMP, OPT_SIZE, OPT_START_AT, OPT_MONO, OPT_FORMAT };
 	static const struct option opts[] = {
 		{ "sysroot", required_argument, NULL, OPT_SYSROOT },
 		{ "json", no_argument, NULL, OPT_JSON },
@@ -172,6 +174,7 @@ int main(int argc, char **argv)
 		{ "size", required_argument, NULL, OPT_SIZE },
 		{ "start-at", required_argument, NULL, OPT_START_AT },
 		{ "mono", no_argument, NULL, OPT_MONO },
+		{ "format", required_argument, NULL, OPT_FORMAT },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 },
@@ -215,6 +218,7 @@ int main(int argc, char **argv)
 		case OPT_SIZE: cli.size = optarg; break;
 		case OPT_START_AT: cli.start_at = optarg; break;
 		case OPT_MONO: cli.mono = true; break;
+		case OPT_FORMAT: cli.format = optarg; break;
 		case 'h': usage(stdout); return 0;
 		case 'V': printf("%s %s\n", PACKAGE, VERSION); return 0;
 		default: usage(stderr); return VW_EXIT_ERROR;
@@ -226,6 +230,8 @@ int main(int argc, char **argv)
 		cli.argv = wizard;
 		cli.argc = 1;
 	}
+	if (vw_cli_format_check(&cli))
+		return VW_EXIT_ERROR;
 	if (vw_cli_open_archive(&cli))
 		return VW_EXIT_ERROR;
 	name = cli.argv[0];

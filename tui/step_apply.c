@@ -78,8 +78,8 @@ static void run_checks(struct vw_text *t, const struct vw_ctx *ctx)
 {
 	const struct vw_apply_result *res = &ctx->applied_res;
 
-	for (size_t i = 0; i < ctx->hp.nchecks; i++) {
-		const struct vw_check *c = &ctx->hp.checks[i];
+	for (size_t i = 0; i < ctx->pinfo.hp.nchecks; i++) {
+		const struct vw_check *c = &ctx->pinfo.hp.checks[i];
 		bool ran = false, ok = true;
 		struct vw_exec_result er;
 		struct vw_err err = { 0 };

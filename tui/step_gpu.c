@@ -6,11 +6,13 @@
 
 #include "report.h"
 #include "picks.h"
+#include "plan.h"
 #include "unit.h"
 
 struct gpu {
 	struct vw_list list;
 	struct vw_text details;
+	struct vw_nvlink nl;	/* NVLink sets: peers go along with a GPU */
 	int shown;		/* device the details are for, -1 none */
 	bool shown_on;
 };
@@ -38,21 +40,30 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 	p->details.top = 0;
 	vw_text_addf(&p->details, VW_C_HEADING, 0, "%s %s", *d->vendor_name ? d->vendor_name : "",
 		     *d->device_name ? d->device_name : "");
+	/* TRANSLATORS: one sentence listing a device's details, in parts; each
+	 * part after the first starts with a comma, the last ends it. */
 	vw_buf_printf(&b, _("Address %s, ids %04x:%04x"), d->addr, d->vendor, d->device);
 	if (d->has_subsys)
 		vw_buf_printf(&b, _(", subsystem %04x:%04x"), d->subvendor, d->subdevice);
-	vw_buf_printf(&b, _(", driver %s"), *d->driver ? d->driver : _("none"));
+	/* "none" alone would have one gender for both the driver and the reset. */
+	if (*d->driver)
+		vw_buf_printf(&b, _(", driver %s"), d->driver);
+	else
+		vw_buf_adds(&b, _(", driver none"));
 	if (d->numa_node >= 0)
 		vw_buf_printf(&b, _(", NUMA node %d"), d->numa_node);
 	if (d->group >= 0)
 		vw_buf_printf(&b, _(", IOMMU group %d"), d->group);
-	vw_buf_printf(&b, _(", reset: %s."), *d->reset_method ? d->reset_method : _("none"));
+	if (*d->reset_method)
+		vw_buf_printf(&b, _(", reset: %s."), d->reset_method);
+	else
+		vw_buf_adds(&b, _(", reset: none."));
 	vw_text_add(&p->details, VW_C_NORMAL, 0, b.data);
 	vw_buf_done(&b);
 	if (!*d->reset_method)
 		vw_text_add(&p->details, VW_C_WARN, 0,
 			    _("The card has no reset method: it may not work again after the VM stops."));
-	vw_unit_build_idx(&u, f, &idx, 1);
+	vw_unit_build_idx_nv(&u, f, &p->nl, &idx, 1);
 	vw_text_add(&p->details, VW_C_NORMAL, 0, "");
 	vw_text_add(&p->details, VW_C_HEADING, 0, _("Goes to the VM with it"));
 	for (size_t k = 0; k < u.n; k++) {
@@ -91,6 +102,12 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_list_init(&p->list);
 	vw_text_init(&p->details);
 	p->shown = -1;
+	/* Read now, while the NVIDIA driver still owns the GPUs (bound to
+	 * vfio-pci, nvidia-smi sees nothing), and kept in the state. */
+	if (vw_plan_nvlink(&p->nl, ctx->sr, f, ctx->ch, NULL) < 0)
+		vw_nvlink_done(&p->nl);
+	if (vw_choices_keep_nvlink(ctx->ch, &p->nl))
+		ctx->dirty = true;
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
 		struct vw_buf b = VW_BUF_INIT;
@@ -171,6 +188,7 @@ static void done(void *priv)
 
 	vw_list_done(&p->list);
 	vw_text_done(&p->details);
+	vw_nvlink_done(&p->nl);
 }
 
 static const struct vw_keyhint keys[] = {

@@ -48,6 +48,7 @@ static int current_option(const struct groups *p, const struct vw_ctx *ctx)
 static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
+	struct vw_nvlink nl;
 	int *idx = NULL, *gpu;
 	size_t n = 0, k = 0;
 
@@ -58,7 +59,10 @@ static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 	for (size_t i = 0; i < n; i++)
 		if (vw_picks_gpu_slot(f, &f->devs[idx[i]]))
 			gpu[k++] = idx[i];
-	vw_unit_build_idx(&p->gu, f, gpu, k);
+	/* NVLink peers come along as in the plan (core/plan.h). */
+	vw_plan_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
+	vw_unit_build_idx_nv(&p->gu, f, &nl, gpu, k);
+	vw_nvlink_done(&nl);
 	p->shared = p->gu.nforced > 0;
 	free(gpu);
 	free(idx);

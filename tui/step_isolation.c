@@ -249,6 +249,7 @@ static void fill_details(struct isolation *p, const struct vw_ctx *ctx)
 static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct isolation *p = priv;
+	struct vw_nvlink nl;
 	int r;
 
 	vw_list_init(&p->list);
@@ -256,7 +257,10 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	r = vw_answers_devices(ctx->ch, ctx->facts, &p->devs, &p->ndevs, err);
 	if (r < 0)
 		return r;
-	vw_unit_build(&p->u, ctx->facts, ctx->ch, NULL);
+	/* The unit as the plan builds it, NVLink peers included (core/plan.h). */
+	vw_plan_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
+	vw_unit_build_choices(&p->u, ctx->facts, &nl, ctx->ch, NULL);
+	vw_nvlink_done(&nl);
 	p->ids = vw_bind_ids(ctx->facts, p->devs, p->ndevs, &p->clash);
 	p->drivers = vw_unit_drivers(ctx->facts, &p->u);
 	build_list(p, ctx);

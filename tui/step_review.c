@@ -6,62 +6,21 @@
 #include <string.h>
 
 #include "diff.h"
-#include "unit.h"
 
 struct review {
-	struct vw_diff diff;
+	struct vw_wdiff diff;
 	struct vw_text error;	/* when the plan cannot be built */
 	int width;		/* the notes are wrapped for this width */
 };
 
-static void add_notes(struct vw_ctx *ctx, char *const *notes, size_t n)
-{
-	for (size_t i = 0; i < n && notes[i]; i++) {
-		ctx->plan_notes = vw_xreallocarray(ctx->plan_notes, ctx->nplan_notes + 1, sizeof(char *));
-		ctx->plan_notes[ctx->nplan_notes++] = vw_xstrdup(notes[i]);
-	}
-}
-
-/* The unit, then hostplan + VM + access, in that order, into ctx->plan
- * (as `vfiowiz plan` does). */
+/* The whole plan into ctx->plan, by the sequence `vfiowiz plan` uses
+ * (core/plan.h). */
 static void build_plan(struct vw_ctx *ctx)
 {
 	struct vw_err err = { 0 };
-	struct vw_unit u;
-	int *devs = NULL;
-	int r;
 
 	vw_wizard_plan_reset(ctx);
-	ctx->plan_built = true;
-	memset(&ctx->hp, 0, sizeof(ctx->hp));
-	vw_vm_info_init(&ctx->vmi);
-	vw_access_info_init(&ctx->ai);
-	r = vw_unit_build(&u, ctx->facts, ctx->ch, &err);
-	for (size_t i = 0; r == 0 && i < u.issues.n; i++)
-		if (u.issues.v[i].sev == VW_SEV_BLOCKER)
-			r = vw_err_set(&err, -1, "%s %s", u.issues.v[i].msg,
-				       u.issues.v[i].remedy ? u.issues.v[i].remedy : "");
-	if (r == 0) {
-		devs = vw_xcalloc(u.n + 1, sizeof(int));
-		for (size_t i = 0; i < u.n; i++)
-			devs[i] = u.m[i].dev;
-		r = vw_hostplan_build(&ctx->plan, &ctx->hp, ctx->facts, ctx->sr, ctx->ch, devs, u.n, &err);
-		free(devs);
-	}
-	if (r == 0) {
-		add_notes(ctx, ctx->hp.notes, ctx->hp.nnotes);
-		vw_vm_info_done(&ctx->vmi);
-		r = vw_vmplan_build(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &u, &ctx->vmi, &err);
-	}
-	if (r == 0) {
-		add_notes(ctx, ctx->vmi.notes, ctx->vmi.nnotes);
-		vw_access_info_done(&ctx->ai);
-		r = vw_accessplan_build(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &ctx->vmi, &ctx->ai, &err);
-	}
-	if (r == 0)
-		add_notes(ctx, ctx->ai.notes, ctx->ai.nnotes);
-	vw_unit_done(&u);
-	if (r < 0) {
+	if (vw_plan_build_all(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &ctx->pinfo, &err) < 0) {
 		ctx->plan_error = vw_xstrdup(err.msg[0] ? err.msg : _("The plan cannot be made."));
 		return;
 	}
@@ -71,54 +30,38 @@ static void build_plan(struct vw_ctx *ctx)
 	ctx->plan_ok = true;
 }
 
-/* The VNC password never reaches the screen: masked in the diffs. */
-static char *mask(const char *s, size_t len, const char *secret, size_t *outlen)
-{
-	struct vw_buf b = VW_BUF_INIT;
-	size_t sl = secret ? strlen(secret) : 0;
-
-	for (size_t i = 0; i < len;) {
-		if (sl && i + sl <= len && !memcmp(s + i, secret, sl)) {
-			vw_buf_adds(&b, "********");
-			i += sl;
-		} else {
-			vw_buf_addc(&b, s[i++]);
-		}
-	}
-	*outlen = b.len;
-	return b.data ? vw_buf_steal(&b) : vw_xstrdup("");
-}
-
 static void fill(struct review *p, const struct vw_ctx *ctx, int width)
 {
 	struct vw_buf b = VW_BUF_INIT;
 	size_t cur = p->diff.cur, top = p->diff.top;
 
-	vw_diff_done(&p->diff);
-	vw_diff_init(&p->diff);
+	vw_wdiff_done(&p->diff);
+	vw_wdiff_init(&p->diff);
 	p->width = width;
-	if (ctx->nplan_notes) {
-		for (size_t i = 0; i < ctx->nplan_notes; i++) {
+	if (ctx->pinfo.nnotes) {
+		for (size_t i = 0; i < ctx->pinfo.nnotes; i++) {
 			char **lines;
-			size_t n = vw_ui_wrap(ctx->plan_notes[i], width > 8 ? width - 5 : 4, 2, &lines);
+			size_t n = vw_ui_wrap(ctx->pinfo.notes[i], width > 8 ? width - 5 : 4, 2, &lines);
 
 			for (size_t k = 0; k < n; k++)
 				vw_buf_printf(&b, "  %s %s\n", k ? " " : "-", lines[k]);
 			vw_strv_free(lines);
 		}
-		vw_diff_add(&p->diff, _("Notes"), NULL, b.data, NULL);
+		vw_wdiff_add(&p->diff, _("Notes"), NULL, b.data, NULL);
 		vw_buf_done(&b);
 	}
 	for (size_t i = 0; i < ctx->plan.n; i++) {
 		const struct vw_change *c = &ctx->plan.v[i];
 		char *path = vw_xasprintf("/%s", c->path);
+		/* TRANSLATORS: what happens to a file of the plan. */
 		const char *what = c->remove ? _("removed") : c->old_exists ? _("changed") : _("new file");
-		char *note = vw_xasprintf("%s: %s", what, c->why ? _(c->why) : "");
+		/* TRANSLATORS: a file's state (new file, changed, removed), then why it changes. */
+		char *note = vw_xasprintf(_("%s: %s"), what, c->why ? _(c->why) : "");
 
 		const char *secret = c->secret ? ctx->ch->access.vnc_password : NULL;
 		size_t ol, nl;
-		char *od = mask(c->old_data, c->old_exists ? c->old_len : 0, secret, &ol);
-		char *nd = mask(c->new_data, c->remove ? 0 : c->new_len, secret, &nl);
+		char *od = vw_change_mask(c->old_data, c->old_exists ? c->old_len : 0, secret, &ol);
+		char *nd = vw_change_mask(c->new_data, c->remove ? 0 : c->new_len, secret, &nl);
 		char *la = vw_xasprintf("a/%s", c->path), *lb = vw_xasprintf("b/%s", c->path);
 
 		if (vw_diff_unified(&b, od, ol, nd, nl, c->old_exists ? la : NULL, c->remove ? NULL : lb,
@@ -128,7 +71,7 @@ static void fill(struct review *p, const struct vw_ctx *ctx, int width)
 		free(lb);
 		free(od);
 		free(nd);
-		vw_diff_add(&p->diff, path, note, b.data ? b.data : "", &ctx->accept[i]);
+		vw_wdiff_add(&p->diff, path, note, b.data ? b.data : "", &ctx->accept[i]);
 		vw_buf_done(&b);
 		free(note);
 		free(path);
@@ -136,7 +79,7 @@ static void fill(struct review *p, const struct vw_ctx *ctx, int width)
 	if (ctx->plan.npost) {
 		for (size_t i = 0; i < ctx->plan.npost; i++)
 			vw_buf_printf(&b, "  $ %s\n", ctx->plan.post_cmds[i]);
-		vw_diff_add(&p->diff, _("Commands that run after the writes"), NULL, b.data, NULL);
+		vw_wdiff_add(&p->diff, _("Commands that run after the writes"), NULL, b.data, NULL);
 		vw_buf_done(&b);
 	}
 	p->diff.cur = cur < p->diff.nl ? cur : 0;
@@ -148,7 +91,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct review *p = priv;
 
 	(void)err;
-	vw_diff_init(&p->diff);
+	vw_wdiff_init(&p->diff);
 	vw_text_init(&p->error);
 	if (!ctx->plan_ok)
 		build_plan(ctx);
@@ -183,13 +126,26 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 	}
 	for (size_t i = 0; i < ctx->plan.n; i++)
 		on += ctx->accept[i];
-	line = vw_xasprintf(_("%zu of %zu files will be written; %zu commands run after them. Nothing is "
-			      "written before the next step."), on, ctx->plan.n, ctx->plan.npost);
+	{
+		/* Two counts, so two plurals: a message for each clause. */
+		/* TRANSLATORS: the plural follows the second number, the files of the plan. */
+		char *files = vw_xasprintf(ngettext("%zu of %zu file will be written",
+						    "%zu of %zu files will be written", ctx->plan.n),
+					   on, ctx->plan.n);
+		char *cmds = vw_xasprintf(ngettext("%zu command runs after them", "%zu commands run after them",
+						   ctx->plan.npost), ctx->plan.npost);
+
+		/* TRANSLATORS: the review step's summary; the first %s is "N of M
+		 * files will be written", the second "N commands run after them". */
+		line = vw_xasprintf(_("%s; %s. Nothing is written before the next step."), files, cmds);
+		free(files);
+		free(cmds);
+	}
 	vw_draw_para(w, 0, 0, W, 2, line, A_NORMAL);
 	free(line);
 	if (W != p->width)	/* a resize: wrap the notes again */
 		fill(p, ctx, W);
-	vw_diff_draw(&p->diff, w, 2, 0, H - 2, W);
+	vw_wdiff_draw(&p->diff, w, 2, 0, H - 2, W);
 }
 
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
@@ -198,7 +154,7 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 
 	if (ctx->plan_error)
 		return vw_text_key(&p->error, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	switch (vw_diff_key(&p->diff, k)) {
+	switch (vw_wdiff_key(&p->diff, k)) {
 	case VW_W_IGNORED:
 		return VW_KEY_IGNORED;
 	case VW_W_CHANGED:
@@ -227,10 +183,14 @@ static void done(void *priv)
 {
 	struct review *p = priv;
 
-	vw_diff_done(&p->diff);
+	vw_wdiff_done(&p->diff);
 	vw_text_done(&p->error);
 }
 
+/* TRANSLATORS: key hints of the review step, in the status line: Space
+ * marks a file to be written or skipped; n p go to the next or previous
+ * hunk (a block of changed lines in a diff); ] [ to the next or previous
+ * file; a marks every file. */
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("write/skip") },
 	{ "n p", N_("hunk") },

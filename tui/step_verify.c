@@ -62,6 +62,8 @@ static void build(struct verify *p, struct vw_ctx *ctx)
 		if (diagnosed(p, tr[i].code))
 			vw_item_mark(it, "!!", VW_C_ERROR);
 		else
+			/* TRANSLATORS: where a troubleshooting entry's problem
+			 * shows: in the guest (the VM) or on the host. */
 			vw_item_mark(it, tr[i].guest ? _("guest") : _("host"), VW_C_DIM);
 	}
 	if (keep >= 0)

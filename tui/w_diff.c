@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-void vw_diff_init(struct vw_diff *d)
+void vw_wdiff_init(struct vw_wdiff *d)
 {
 	memset(d, 0, sizeof(*d));
 }
 
-void vw_diff_done(struct vw_diff *d)
+void vw_wdiff_done(struct vw_wdiff *d)
 {
 	for (size_t i = 0; i < d->nf; i++) {
 		free(d->f[i].title);
@@ -22,7 +22,7 @@ void vw_diff_done(struct vw_diff *d)
 	memset(d, 0, sizeof(*d));
 }
 
-static void push(struct vw_diff *d, size_t *cap, size_t file, int kind, const char *s, size_t len)
+static void push(struct vw_wdiff *d, size_t *cap, size_t file, int kind, const char *s, size_t len)
 {
 	if (d->nl == *cap) {
 		*cap = *cap ? *cap * 2 : 64;
@@ -36,7 +36,7 @@ static void push(struct vw_diff *d, size_t *cap, size_t file, int kind, const ch
 }
 
 /* The line index is rebuilt from scratch: the file texts may have moved. */
-static void index_lines(struct vw_diff *d)
+static void index_lines(struct vw_wdiff *d)
 {
 	size_t cap = 0;
 
@@ -72,7 +72,7 @@ static void index_lines(struct vw_diff *d)
 	}
 }
 
-void vw_diff_add(struct vw_diff *d, const char *title, const char *note, const char *diff, bool *accept)
+void vw_wdiff_add(struct vw_wdiff *d, const char *title, const char *note, const char *diff, bool *accept)
 {
 	d->f = vw_xreallocarray(d->f, d->nf + 1, sizeof(*d->f));
 	d->f[d->nf].title = vw_xstrdup(title);
@@ -83,7 +83,7 @@ void vw_diff_add(struct vw_diff *d, const char *title, const char *note, const c
 	index_lines(d);
 }
 
-size_t vw_diff_current_file(const struct vw_diff *d)
+size_t vw_wdiff_current_file(const struct vw_wdiff *d)
 {
 	return d->cur < d->nl ? d->l[d->cur].file : 0;
 }
@@ -109,7 +109,7 @@ static char *expand(const char *s, size_t len)
 	return vw_buf_steal(&b);
 }
 
-void vw_diff_draw(struct vw_diff *d, WINDOW *w, int y, int x, int h, int width)
+void vw_wdiff_draw(struct vw_wdiff *d, WINDOW *w, int y, int x, int h, int width)
 {
 	if (h <= 0 || width <= 4)
 		return;
@@ -122,7 +122,7 @@ void vw_diff_draw(struct vw_diff *d, WINDOW *w, int y, int x, int h, int width)
 		d->top = d->cur - (size_t)h + 1;
 	for (int r = 0; r < h; r++) {
 		size_t i = d->top + (size_t)r;
-		const struct vw_diff_line *l;
+		const struct vw_wdiff_line *l;
 		attr_t a = A_NORMAL;
 		char *s;
 		bool cursor;
@@ -172,7 +172,7 @@ void vw_diff_draw(struct vw_diff *d, WINDOW *w, int y, int x, int h, int width)
 }
 
 /* Move the cursor to the next (dir > 0) or previous line of kind; true when found. */
-static bool seek(struct vw_diff *d, int dir, int kind)
+static bool seek(struct vw_wdiff *d, int dir, int kind)
 {
 	size_t i = d->cur;
 
@@ -192,7 +192,7 @@ static bool seek(struct vw_diff *d, int dir, int kind)
 	}
 }
 
-enum vw_wkey vw_diff_key(struct vw_diff *d, int key)
+enum vw_wkey vw_wdiff_key(struct vw_wdiff *d, int key)
 {
 	size_t page = d->rows > 1 ? (size_t)d->rows - 1 : 1;
 
@@ -242,7 +242,7 @@ enum vw_wkey vw_diff_key(struct vw_diff *d, int key)
 			beep();
 		return VW_W_MOVED;
 	case ' ': {
-		struct vw_diff_file *f = &d->f[vw_diff_current_file(d)];
+		struct vw_wdiff_file *f = &d->f[vw_wdiff_current_file(d)];
 
 		if (f->accept)
 			*f->accept = !*f->accept;

@@ -144,7 +144,8 @@ bool vw_list_editing(const struct vw_list *l)
 	return l->cur < l->n && l->v[l->cur].kind == VW_ITEM_FIELD && !l->v[l->cur].disabled;
 }
 
-static void draw_item(struct vw_item *it, WINDOW *w, int y, int x, int width, bool cursor)
+/* markw: the width of the widest mark of the list's TEXT items. */
+static void draw_item(struct vw_item *it, WINDOW *w, int y, int x, int width, bool cursor, int markw)
 {
 	/* The cursor is the marker in the gutter, nothing else: moving it
 	   rewrites two cells, not two lines (what a slow SSH link notices). */
@@ -183,8 +184,13 @@ static void draw_item(struct vw_item *it, WINDOW *w, int y, int x, int width, bo
 		if (it->mark) {
 			int mw = vw_ui_width(it->mark);
 
+			/* a column of 4, or one blank after the widest mark: the
+			   labels line up whatever the (translated) marks are */
+			int col = markw < 4 ? 4 : markw + 1;
+
 			used += vw_ui_put(w, y, x + used, width - used, it->mark, vw_ui_attr(it->color));
-			used += vw_ui_put(w, y, x + used, width - used, mw < 4 ? "    " + mw : " ", base);
+			for (; mw < col && used < width; mw++)
+				used += vw_ui_put(w, y, x + used, 1, " ", base);
 		}
 		break;
 	default:
@@ -231,10 +237,19 @@ static void ensure_visible(struct vw_list *l, int h)
 
 void vw_list_draw(struct vw_list *l, WINDOW *w, int y, int x, int h, int width, bool focused)
 {
+	int markw = 0;
+
 	if (h <= 0 || width <= 2)
 		return;
 	l->rows = h;
 	ensure_visible(l, h);
+	for (size_t i = 0; i < l->n; i++)
+		if (l->v[i].kind == VW_ITEM_TEXT && l->v[i].mark) {
+			int mw = vw_ui_width(l->v[i].mark);
+
+			if (mw > markw)
+				markw = mw;
+		}
 	for (int r = 0; r < h; r++) {
 		size_t i = l->top + (size_t)r;
 
@@ -242,7 +257,7 @@ void vw_list_draw(struct vw_list *l, WINDOW *w, int y, int x, int h, int width, 
 			vw_ui_fill(w, y + r, x, width, A_NORMAL);
 			continue;
 		}
-		draw_item(&l->v[i], w, y + r, x, width - 1, focused && i == l->cur);
+		draw_item(&l->v[i], w, y + r, x, width - 1, focused && i == l->cur, markw);
 		vw_ui_fill(w, y + r, x + width - 1, 1, A_NORMAL);
 	}
 	if (l->top > 0)

@@ -10,7 +10,7 @@
  *    through and text fields, a cursor and scrolling; the step draws the
  *    details of the current item next to it.
  *  - vw_text: scrollable text, paragraphs wrapped to the width at draw time.
- *  - vw_diff: unified diffs of several files, coloured, with hunk and file
+ *  - vw_wdiff: unified diffs of several files, coloured, with hunk and file
  *    navigation and an accept/skip mark per file.
  *  - vw_dialog: a modal confirm dialog with buttons; vw_help draws a help
  *    overlay around a vw_text.
@@ -147,39 +147,39 @@ enum vw_wkey vw_text_key(struct vw_text *t, int key);
 
 /* ---- diff viewer ---- */
 
-struct vw_diff_file {
+struct vw_wdiff_file {
 	char *title;		/* "etc/modprobe.d/vfiowiz.conf" */
 	char *note;		/* "new file", why it changes */
 	char *diff;		/* unified diff text, or a message when secret */
 	bool *accept;		/* the mark (owned by the caller) */
 };
 
-struct vw_diff_line {
+struct vw_wdiff_line {
 	size_t file;
 	enum { DL_FILE, DL_NOTE, DL_META, DL_HUNK, DL_ADD, DL_DEL, DL_CTX, DL_BLANK } kind;
 	const char *s;		/* into the file's text, len bytes */
 	size_t len;
 };
 
-struct vw_diff {
-	struct vw_diff_file *f;
+struct vw_wdiff {
+	struct vw_wdiff_file *f;
 	size_t nf;
-	struct vw_diff_line *l;
+	struct vw_wdiff_line *l;
 	size_t nl;
 	size_t cur, top;
 	int rows;
 };
 
-void vw_diff_init(struct vw_diff *d);
-void vw_diff_done(struct vw_diff *d);
+void vw_wdiff_init(struct vw_wdiff *d);
+void vw_wdiff_done(struct vw_wdiff *d);
 /* Add a file (strings copied; accept stays the caller's). */
-void vw_diff_add(struct vw_diff *d, const char *title, const char *note, const char *diff, bool *accept);
-void vw_diff_draw(struct vw_diff *d, WINDOW *w, int y, int x, int h, int width);
+void vw_wdiff_add(struct vw_wdiff *d, const char *title, const char *note, const char *diff, bool *accept);
+void vw_wdiff_draw(struct vw_wdiff *d, WINDOW *w, int y, int x, int h, int width);
 /* Up/Down/PgUp/PgDn/Home/End scroll, n/p next/previous hunk, ]/[ next/
  * previous file, Space accepts or skips the file under the cursor, a/s
  * accept or skip all. */
-enum vw_wkey vw_diff_key(struct vw_diff *d, int key);
-size_t vw_diff_current_file(const struct vw_diff *d);
+enum vw_wkey vw_wdiff_key(struct vw_wdiff *d, int key);
+size_t vw_wdiff_current_file(const struct vw_wdiff *d);
 
 /* ---- dialog ---- */
 

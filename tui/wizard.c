@@ -78,11 +78,7 @@ void vw_wizard_plan_reset(struct vw_ctx *ctx)
 	ctx->plan_ok = false;
 	free(ctx->plan_error);
 	ctx->plan_error = NULL;
-	for (size_t i = 0; i < ctx->nplan_notes; i++)
-		free(ctx->plan_notes[i]);
-	free(ctx->plan_notes);
-	ctx->plan_notes = NULL;
-	ctx->nplan_notes = 0;
+	vw_plan_info_done(&ctx->pinfo);
 	free(ctx->accept);
 	ctx->accept = NULL;
 	if (ctx->applied) {	/* a new plan can be applied again */
@@ -91,12 +87,6 @@ void vw_wizard_plan_reset(struct vw_ctx *ctx)
 		ctx->applied = false;
 		free(ctx->apply_error);
 		ctx->apply_error = NULL;
-	}
-	if (ctx->plan_built) {
-		vw_hostplan_done(&ctx->hp);
-		vw_vm_info_done(&ctx->vmi);
-		vw_access_info_done(&ctx->ai);
-		ctx->plan_built = false;
 	}
 }
 
@@ -170,8 +160,23 @@ int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, 
 	size_t n = vw_ui_wrap(text, width, 0, &lines);
 	int used = 0;
 
-	for (size_t i = 0; i < n && used < max; i++, used++)
-		vw_ui_put(w, y + used, x, width, lines[i], a);
+	for (size_t i = 0; i < n && used < max; i++, used++) {
+		if (used == max - 1 && i + 1 < n) {
+			/* More than fits (a translation is often longer): the
+			   last line ends in an ellipsis, so nothing is lost
+			   silently. */
+			char *more = vw_xasprintf("%s %s", lines[i], lines[i + 1]);
+
+			if (vw_ui_width(more) <= width) {
+				free(more);
+				more = vw_xasprintf("%s%s", lines[i], vw_ui.g.ellipsis);
+			}
+			vw_ui_put(w, y + used, x, width, more, a);
+			free(more);
+		} else {
+			vw_ui_put(w, y + used, x, width, lines[i], a);
+		}
+	}
 	vw_strv_free(lines);
 	return used;
 }
@@ -182,7 +187,9 @@ void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int l
 	int H = getmaxy(w), W = getmaxx(w), y = 0, lh, rest;
 
 	if (intro && *intro) {
-		y += vw_draw_para(w, y, 0, W, 3, intro, A_NORMAL);
+		/* 3 lines hold the English intros at 80 columns; translations
+		   run longer, so up to a quarter of the window. */
+		y += vw_draw_para(w, y, 0, W, H / 4 > 3 ? H / 4 : 3, intro, A_NORMAL);
 		y++;
 	}
 	rest = H - y;
@@ -408,16 +415,30 @@ static void quit_answer(struct vw_wizard *wz, int button)
 
 /* ---- help ---- */
 
-/* "  key            what", aligned by display width. */
-static void help_line(struct vw_text *t, const char *key, const char *what)
+/* "  key            what", aligned by display width; kw is the key
+ * column's width, blanks included. */
+static void help_line(struct vw_text *t, const char *key, const char *what, int kw)
 {
 	struct vw_buf b = VW_BUF_INIT;
 
 	vw_buf_adds(&b, "  ");
-	vw_ui_pad(&b, key, 16);
+	vw_ui_pad(&b, key, kw);
 	vw_buf_adds(&b, what);
-	vw_text_add(t, VW_C_NORMAL, 18, b.data);
+	vw_text_add(t, VW_C_NORMAL, 2 + kw, b.data);
 	vw_buf_done(&b);
+}
+
+/* The key column: 16, or wider for a longer (translated) key name, so that
+ * two blanks always part the key from what it does. */
+static int help_key_width(const struct vw_keyhint *k, size_t n, int kw)
+{
+	for (size_t i = 0; i < n && k[i].key; i++) {
+		int w = vw_ui_width(_(k[i].key)) + 2;
+
+		if (w > kw)
+			kw = w;
+	}
+	return kw;
 }
 
 static void open_help(struct vw_wizard *wz)
@@ -436,6 +457,10 @@ static void open_help(struct vw_wizard *wz)
 		{ "Ctrl-L", N_("draw the screen again") },
 	};
 
+	int kw = help_key_width(global, VW_ARRAY_SIZE(global), 16);
+
+	if (s->keys)
+		kw = help_key_width(s->keys, SIZE_MAX, kw);
 	vw_text_clear(t);
 	t->top = 0;
 	if (s->help)
@@ -444,12 +469,12 @@ static void open_help(struct vw_wizard *wz)
 	if (s->keys && s->keys[0].key) {
 		vw_text_add(t, VW_C_HEADING, 0, _("Keys of this step"));
 		for (const struct vw_keyhint *k = s->keys; k->key; k++)
-			help_line(t, _(k->key), _(k->what));
+			help_line(t, _(k->key), _(k->what), kw);
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 	}
 	vw_text_add(t, VW_C_HEADING, 0, _("Keys of every step"));
 	for (size_t i = 0; i < VW_ARRAY_SIZE(global); i++)
-		help_line(t, _(global[i].key), _(global[i].what));
+		help_line(t, _(global[i].key), _(global[i].what), kw);
 	vw_text_add(t, VW_C_NORMAL, 0, "");
 	vw_text_add(t, VW_C_DIM, 0,
 		    _("Nothing is written to the host before the review step shows it as a diff and you "

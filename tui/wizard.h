@@ -22,6 +22,7 @@
 #include "facts.h"
 #include "findings.h"
 #include "hostplan.h"
+#include "plan.h"
 #include "state.h"
 #include "sysroot.h"
 #include "ui.h"
@@ -50,12 +51,8 @@ struct vw_ctx {
 	struct vw_plan plan;
 	bool plan_ok;			/* built without error for the current choices */
 	char *plan_error;		/* why it could not be built, or NULL */
-	char **plan_notes;		/* translated notes of the back ends */
-	size_t nplan_notes;
-	struct vw_hostplan hp;		/* valid while plan_built */
-	struct vw_vm_info vmi;
-	struct vw_access_info ai;
-	bool plan_built;		/* hp, vmi and ai are filled */
+	struct vw_plan_info pinfo;	/* unit, host, VM, access and their
+					   notes (core/plan.h); zeroed when none */
 	bool *accept;			/* plan.n marks: write this change */
 	bool applied;			/* apply ran in this session */
 	struct vw_apply_result applied_res;
@@ -146,7 +143,8 @@ int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
 
 /* ---- drawing helpers shared by the steps ---- */
 
-/* Wrapped text from line y; at most max lines; returns the lines used. */
+/* Wrapped text from line y; at most max lines, the last one ending in an
+ * ellipsis when the text is longer; returns the lines used. */
 int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a);
 /* The usual step layout: an intro paragraph, the list, a rule titled
  * details_title and the details text below it.  The list gets at most

@@ -55,7 +55,7 @@ echo "0b6d1f2e-1111-4c2a-9f00-5e5e5e5e5e5e" >"$tmp/root/proc/sys/kernel/random/b
 run ""
 expect "$first" "9/9  Reboot and verify"
 expect "$first" "Welcome back"
-expect "$first" "FAIL A host driver still owns a device of the VM."
+expect "$first" "FAIL  A host driver still owns a device of the VM."
 expect "$first" "The host driver still owns the GPU"
 
 echo "resume: $n runs, $fail failed"

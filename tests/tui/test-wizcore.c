@@ -87,6 +87,69 @@ static void test_state_errors(void **unused)
 	vw_state_done(&s);
 }
 
+/* One parser for the whole state file (core/answers.c): the progress
+ * section may stand anywhere, its keys follow the answers rules (given
+ * twice is an error), lines after it are counted right, and the answers
+ * loader reads a state file as it is. */
+static void test_state_one_parser(void **unused)
+{
+	struct vw_state s, t;
+	struct vw_choices c = { 0 };
+	struct vw_buf b = VW_BUF_INIT, again = VW_BUF_INIT;
+	struct vw_err err = { 0 };
+	const char *first = "progress {\n  step = 'vm'\n  applied = true\n}\n"
+			    "devices = {'0000:01:00.0'}\nsplit_nvlink = true\n";
+	const char *twice = "progress {\n  step = 'vm'\n  step = 'gpu'\n}\n";
+	const char *late = "progress {\n  step = 'vm'\n}\n\nbinding = nonsense\n";
+
+	(void)unused;
+	vw_state_init(&s);
+	vw_state_init(&t);
+	add_dev(&s.choices, "0000:18:00");
+	set_str(&s.step, "review");
+	set_str(&s.boot_id, "b'1");
+	set_str(&s.journal, "20250102T030405Z");
+	s.choices.split_nvlink = true;
+	s.choices.nvlink_known = true;
+	vw_strv_free(s.choices.nvlink);
+	s.choices.nvlink = vw_xcalloc(3, sizeof(char *));
+	s.choices.nvlink[0] = vw_xstrdup("0000:18:00.0,0000:2a:00.0/NV18");
+	s.choices.nvlink[1] = vw_xstrdup("0000:9a:00.0,0000:ab:00.0");
+	s.choices.nnvlink = 2;
+	vw_state_format(&b, &s);
+	assert_int_equal(vw_state_parse(&t, b.data, b.len, "state", &err), 0);
+	assert_string_equal(t.step, "review");
+	assert_string_equal(t.boot_id, "b'1");
+	assert_string_equal(t.journal, "20250102T030405Z");
+	assert_true(t.choices.split_nvlink);
+	assert_true(t.choices.nvlink_known);
+	assert_int_equal(t.choices.nnvlink, 2);
+	assert_string_equal(t.choices.nvlink[0], "0000:18:00.0,0000:2a:00.0/NV18");
+	assert_string_equal(t.choices.nvlink[1], "0000:9a:00.0,0000:ab:00.0");
+	vw_state_format(&again, &t);
+	assert_string_equal(b.data, again.data);
+	/* The answers loader takes the state file as it is. */
+	assert_int_equal(vw_answers_parse(&c, b.data, b.len, "state", &err), 0);
+	assert_int_equal(c.ndevices, 1);
+	vw_choices_done(&c);
+
+	assert_int_equal(vw_state_parse(&t, first, strlen(first), "s.conf", &err), 0);
+	assert_string_equal(t.step, "vm");
+	assert_true(t.applied);
+	assert_int_equal(t.choices.ndevices, 1);
+	assert_true(t.choices.split_nvlink);
+	assert_false(t.choices.nvlink_known);
+	assert_true(vw_state_parse(&t, twice, strlen(twice), "s.conf", &err) < 0);
+	assert_string_equal(err.msg, "s.conf:3: 'progress|step' is given twice (first on line 2)");
+	assert_string_equal(t.step, "");
+	assert_true(vw_state_parse(&t, late, strlen(late), "s.conf", &err) < 0);
+	assert_non_null(strstr(err.msg, "s.conf:5: bad value 'nonsense' for 'binding'"));
+	vw_buf_done(&b);
+	vw_buf_done(&again);
+	vw_state_done(&s);
+	vw_state_done(&t);
+}
+
 static void test_state_file(void **unused)
 {
 	char *root = tu_mkroot(), *path;
@@ -338,6 +401,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_state_roundtrip),
+		cmocka_unit_test(test_state_one_parser),
 		cmocka_unit_test(test_state_errors),
 		cmocka_unit_test(test_state_file),
 		cmocka_unit_test(test_picks_slots),

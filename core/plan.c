@@ -1,0 +1,100 @@
+/* plan.c - the whole plan: NVLink sets, unit, host, VM, guest access. */
+#include "plan.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+void vw_plan_info_done(struct vw_plan_info *pi)
+{
+	vw_nvlink_done(&pi->nl);
+	vw_unit_done(&pi->u);
+	vw_hostplan_done(&pi->hp);
+	vw_vm_info_done(&pi->vm);
+	vw_access_info_done(&pi->acc);
+	for (size_t i = 0; i < pi->nnotes; i++)
+		free(pi->notes[i]);
+	free(pi->notes);
+	memset(pi, 0, sizeof(*pi));
+}
+
+int vw_plan_nvlink(struct vw_nvlink *nl, const struct vw_sysroot *sr, const struct vw_facts *f,
+		   const struct vw_choices *c, struct vw_err *err)
+{
+	struct vw_buf sets = VW_BUF_INIT;
+	char where[300];
+	int r;
+
+	if (!c->nvlink_known)
+		return vw_nvlink_probe(nl, sr, f, err);
+	for (size_t i = 0; i < c->nnvlink; i++)
+		vw_buf_printf(&sets, "%s%s", i ? " " : "", c->nvlink[i]);
+	r = vw_nvlink_from_string(nl, sets.data ? sets.data : "", err);
+	vw_buf_done(&sets);
+	if (r < 0)
+		vw_err_prefix(err, "%s'nvlink'", vw_choices_where(c, c->nvlink_line, where, sizeof(where)));
+	return r;
+}
+
+static void add_notes(struct vw_plan_info *pi, char *const *notes, size_t n)
+{
+	for (size_t i = 0; i < n && notes[i]; i++) {
+		pi->notes = vw_xreallocarray(pi->notes, pi->nnotes + 1, sizeof(char *));
+		pi->notes[pi->nnotes++] = vw_xstrdup(notes[i]);
+	}
+}
+
+/* The unit's warnings, but for the boot display: the host plan says what
+ * happens to it in more words. */
+static void unit_notes(struct vw_plan_info *pi)
+{
+	for (size_t i = 0; i < pi->u.issues.n; i++) {
+		const struct vw_finding *x = &pi->u.issues.v[i];
+		char *msg = x->msg;
+
+		if (x->sev >= VW_SEV_WARN && strcmp(x->code, "boot-vga"))
+			add_notes(pi, &msg, 1);
+	}
+}
+
+int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const struct vw_facts *f,
+		      const struct vw_choices *c, struct vw_plan_info *out, struct vw_err *err)
+{
+	int *devs;
+	int r;
+
+	vw_plan_info_done(out);
+	r = vw_plan_nvlink(&out->nl, sr, f, c, err);
+	if (r < 0)
+		return r;
+	r = vw_unit_build_choices(&out->u, f, &out->nl, c, err);
+	if (r < 0)
+		return r;
+	for (size_t i = 0; i < out->u.issues.n; i++) {
+		const struct vw_finding *x = &out->u.issues.v[i];
+
+		if (x->sev == VW_SEV_BLOCKER)
+			return vw_err_set(err, -EPERM, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
+	}
+	unit_notes(out);
+
+	devs = vw_xcalloc(out->u.n + 1, sizeof(int));
+	for (size_t i = 0; i < out->u.n; i++)
+		devs[i] = out->u.m[i].dev;
+	r = vw_hostplan_build(plan, &out->hp, f, sr, c, devs, out->u.n, err);
+	free(devs);
+	if (r < 0)
+		return r;
+	add_notes(out, out->hp.notes, out->hp.nnotes);
+
+	r = vw_vmplan_build(plan, sr, f, c, &out->u, &out->vm, err);
+	if (r < 0)
+		return r;
+	add_notes(out, out->vm.notes, out->vm.nnotes);
+
+	r = vw_accessplan_build(plan, sr, f, c, &out->vm, &out->acc, err);
+	if (r < 0)
+		return r;
+	add_notes(out, out->acc.notes, out->acc.nnotes);
+	return 0;
+}

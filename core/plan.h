@@ -1,0 +1,59 @@
+/* plan.h - the whole plan from facts and choices, built in one sequence
+ * shared by `vfiowiz plan`/`apply` (tui/cmd_plan.c) and the wizard's review
+ * step:
+ *
+ *   1. the NVLink sets: the choices' own (the nvlink key, recorded by the
+ *      wizard's GPU step while the NVIDIA driver owned the GPUs), else
+ *      nvidia-smi through the exec module (under a sysroot: its recorded
+ *      outputs);
+ *   2. the assignment unit (unit.h) of the chosen devices with those sets,
+ *      split_nvlink and keep_out; a blocker stops the plan here;
+ *   3. the host (hostplan.h), 4. the VM (vmplan.h), 5. guest access
+ *      (access.h), each adding its changes to the one struct vw_plan.
+ *
+ * What the front ends show besides the changes is in struct vw_plan_info.
+ */
+#ifndef VW_PLAN_H
+#define VW_PLAN_H
+
+#include "access.h"
+#include "answers.h"
+#include "change.h"
+#include "facts.h"
+#include "hostplan.h"
+#include "nvlink.h"
+#include "sysroot.h"
+#include "unit.h"
+#include "vmplan.h"
+
+struct vw_plan_info {
+	struct vw_nvlink nl;		/* the NVLink sets the unit was built with */
+	struct vw_unit u;
+	struct vw_hostplan hp;
+	struct vw_vm_info vm;
+	struct vw_access_info acc;
+	char **notes;			/* translated, in this order: the unit's warnings
+					   (the boot display left to the host's note),
+					   the host's, the VM's, guest access' */
+	size_t nnotes;
+};
+
+/* A zeroed struct is a valid empty one; vw_plan_info_done() frees what a
+ * build filled and zeroes it again. */
+void vw_plan_info_done(struct vw_plan_info *pi);
+
+/* The NVLink sets for the choices (step 1 above) into *nl (free with
+ * vw_nvlink_done() in every case).  Returns 0, or -EINVAL when the choices'
+ * sets do not parse (err names the file and line). */
+int vw_plan_nvlink(struct vw_nvlink *nl, const struct vw_sysroot *sr, const struct vw_facts *f,
+		   const struct vw_choices *c, struct vw_err *err);
+
+/* Build the whole plan into plan (vw_plan_init'ed by the caller) and fill
+ * *out (vw_plan_info_done'd first).  Returns 0, or a negative code with err
+ * set: a bad device in the choices, a blocker of the unit (its message and
+ * remedy), or a refusal of the host, VM or access step; plan may then hold
+ * part of the changes and must not be applied. */
+int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const struct vw_facts *f,
+		      const struct vw_choices *c, struct vw_plan_info *out, struct vw_err *err);
+
+#endif
