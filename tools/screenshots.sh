@@ -16,7 +16,7 @@
 # stops the script with the screen it saw.
 set -eu
 src=$(cd "$(dirname "$0")/.." && pwd)
-build=${1:-${top_builddir:-$src}}
+build=$(cd "${1:-${top_builddir:-$src}}" && pwd)
 out=${2:-$src/docs/screenshots}
 bin="$build/vfiowiz"
 demo="${VFIOWIZ_DEMO:-$build/tests/out/hosts/demo}"
@@ -32,7 +32,11 @@ tmp=$(mktemp -d)
 nsock=0
 sock="$tmp/tmux.0"
 T() { tmux -S "$sock" "$@"; }
-kill_all() { for s in "$tmp"/tmux.*; do [ -S "$s" ] && tmux -S "$s" kill-server >/dev/null 2>&1; done; }
+kill_all() {
+	for s in "$tmp"/tmux.*; do
+		[ -S "$s" ] && tmux -S "$s" kill-server >/dev/null 2>&1 || true
+	done
+}
 trap 'kill_all; rm -rf "$tmp"' EXIT
 
 now_ms() { date +%s%3N; }
@@ -59,8 +63,7 @@ start() {
 	nsock=$((nsock + 1))
 	sock="$tmp/tmux.$nsock"
 	T -f /dev/null new-session -d -s w -x 80 -y 24 \
-		"env LANGUAGE=en LC_ALL=C.UTF-8 TERM=tmux-256color NO_COLOR= VFIOWIZ_DEMO=$demo \
-		$bin --demo; sleep 600"
+		"env LANGUAGE=en LC_ALL=C.UTF-8 TERM=tmux-256color NO_COLOR= VFIOWIZ_DEMO=$demo $bin --demo; sleep 600"
 	T set-option -t w -g window-size manual >/dev/null 2>&1 || true
 	T set-option -t w -g status off >/dev/null 2>&1 || true
 }
