@@ -282,7 +282,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 {
 	const struct vw_access_choices *a = &c->access;
 	enum vw_guest_os os = vm && vm->planned ? vm->guest_os : c->vm.guest_os;
-	enum vw_vm_target target = vm && vm->planned ? vm->target : c->vm.target;
+	const struct vw_vm_ops *ops = vw_vm_ops_get(vm && vm->planned ? vm->target : c->vm.target);
 	struct vw_buf b = VW_BUF_INIT;
 	int rc;
 
@@ -295,7 +295,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 	if (a->rdp && os != VW_GUEST_WINDOWS) {
 		note(info, _("Remote Desktop is set up by a Windows script; this guest runs Linux: choose xrdp for it."));
 	} else if (a->rdp) {
-		rc = vw_access_rdp_script(&b, a, target == VW_VM_LIBVIRT, err);
+		rc = vw_access_rdp_script(&b, a, ops->nat_guest_net, err);
 		if (rc == 0)
 			rc = put(p, sr, VW_GUEST_RDP, &b, 0644,
 				 N_("PowerShell script that enables Remote Desktop in the Windows guest (copy it into the guest)"),
@@ -308,7 +308,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 		     VW_GUEST_RDP);
 		if (a->nallow == 0)
 			note(info, _("The allow-list is empty: Remote Desktop accepts only the guest's local subnet."));
-		else if (target == VW_VM_LIBVIRT)
+		else if (ops->nat_guest_net)
 			note(info, _("Remote Desktop also accepts the guest's local subnet: behind libvirt's NAT network, that is where the SSH tunnel through the host comes from."));
 	}
 
@@ -316,7 +316,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 		note(info, _("xrdp is for Linux guests; this guest runs Windows: choose Remote Desktop for it."));
 	} else if (a->xrdp) {
 		info->xrdp_loopback = a->nallow == 0;
-		rc = vw_access_xrdp_script(&b, a, info->xrdp_loopback, target == VW_VM_LIBVIRT, err);
+		rc = vw_access_xrdp_script(&b, a, info->xrdp_loopback, ops->nat_guest_net, err);
 		if (rc == 0)
 			rc = put(p, sr, VW_GUEST_XRDP, &b, 0755,
 				 N_("shell script that installs and enables xrdp in the Linux guest (copy it into the guest)"),
@@ -331,7 +331,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 			note(info, _("The allow-list is empty: xrdp listens on the guest's 127.0.0.1 only, reached through an SSH tunnel into the guest."));
 	}
 
-	if (a->vnc && target == VW_VM_PROXMOX) {
+	if (a->vnc && !ops->host_vnc) {
 		note(info, _("Proxmox's noVNC console shows only the VM's emulated display: the passed-through GPU's output never appears there. Use Remote Desktop (Windows) or xrdp (Linux) inside the guest, or a monitor on the GPU."));
 	} else if (a->vnc) {
 		rc = vw_access_vnc_check(a, err);
@@ -355,9 +355,8 @@ void vw_access_connect_text(struct vw_buf *out, const struct vw_choices *c,
 	const char *user = a->ssh_user[0] ? a->ssh_user : "USER";
 	const char *host = a->ssh_host[0] ? a->ssh_host : "HOST";
 	const char *name = vm && vm->name[0] ? vm->name : c->vm.name[0] ? c->vm.name : "NAME";
-	enum vw_vm_target target = vm && vm->planned ? vm->target : c->vm.target;
-	bool libvirt = target == VW_VM_LIBVIRT;
-	bool vnc = a->vnc && libvirt && (!vm || vm->vnc || !vm->planned);
+	const struct vw_vm_ops *ops = vw_vm_ops_get(vm && vm->planned ? vm->target : c->vm.target);
+	bool vnc = a->vnc && ops->host_vnc && (!vm || vm->vnc || !vm->planned);
 	bool rdp = info ? info->rdp_script : a->rdp;
 	bool xrdp = info ? info->xrdp_script : a->xrdp;
 	bool loop = info ? info->xrdp_loopback : a->nallow == 0;
@@ -388,7 +387,7 @@ void vw_access_connect_text(struct vw_buf *out, const struct vw_choices *c,
 		const char *what = rdp ? _("Remote Desktop to the Windows guest:") : _("xrdp to the Linux guest:");
 
 		vw_buf_printf(out, "\n%s\n", what);
-		if (libvirt) {
+		if (ops->nat_guest_net) {
 			vw_buf_printf(out, "  %s\n", _("The guest sits behind the host on libvirt's NAT network; its address (GUEST_IP) is shown on the host by:"));
 			vw_buf_printf(out, "  virsh domifaddr %s\n", name);
 		} else {
@@ -399,7 +398,7 @@ void vw_access_connect_text(struct vw_buf *out, const struct vw_choices *c,
 			vw_buf_printf(out, "  ssh -N -J %s@%s -L %d:127.0.0.1:%ld GUESTUSER@GUEST_IP\n", user, host,
 				      VW_RDP_TUNNEL_PORT, port);
 		} else {
-			if (!libvirt) {
+			if (!ops->nat_guest_net) {
 				vw_buf_printf(out, "  %s\n", _("From your network, directly:"));
 				vw_buf_printf(out, "  mstsc /v:%s\n", direct);
 				vw_buf_printf(out, "  xfreerdp /v:%s /u:GUESTUSER\n", direct);

@@ -72,12 +72,11 @@ static void errfunc(cfg_t *cfg, const char *fmt, va_list ap)
 
 /* ---- value checks ------------------------------------------------------ */
 
-static const char *const bootloaders[] = {
-	"auto", "grub", "systemd-boot", "kernel-install", "proxmox-boot-tool", "kernelstub", "grubby", NULL,
-};
-static const char *const initramfs_tools[] = {
-	"auto", "initramfs-tools", "dracut", "mkinitcpio", "booster", NULL,
-};
+/* In enum order (core/backends.h), "auto" standing for the UNKNOWN value. */
+#define WORD_(e, sym, name, label) name,
+static const char *const bootloaders[] = { "auto", VW_BOOTLOADERS(WORD_) NULL };
+static const char *const initramfs_tools[] = { "auto", VW_INITRAMFS_TOOLS(WORD_) NULL };
+#undef WORD_
 static const char *const bindings[] = { "auto", "ids", "address", "cmdline", NULL };
 static const char *const targets[] = { "libvirt", "proxmox", NULL };
 static const char *const guests[] = { "windows", "linux", NULL };
@@ -666,8 +665,6 @@ static int enum_of(const char *const *words, const char *s)
 	return i < 0 ? 0 : i;
 }
 
-/* Word lists are in enum order, "auto" standing for the UNKNOWN value. */
-_Static_assert(VW_BL_GRUBBY == 6 && VW_IRFS_BOOSTER == 4, "word lists follow the enums");
 
 static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 {
@@ -1090,8 +1087,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 		vw_buf_adds(b, "nvlink = ");
 		put_list(b, c->nvlink);
 	}
-	vw_buf_printf(b, "bootloader = %s\n", bootloaders[c->bootloader <= VW_BL_GRUBBY ? c->bootloader : 0]);
-	vw_buf_printf(b, "initramfs = %s\n", initramfs_tools[c->initramfs <= VW_IRFS_BOOSTER ? c->initramfs : 0]);
+	vw_buf_printf(b, "bootloader = %s\n", bootloaders[c->bootloader < VW_BL_COUNT ? c->bootloader : 0]);
+	vw_buf_printf(b, "initramfs = %s\n", initramfs_tools[c->initramfs < VW_IRFS_COUNT ? c->initramfs : 0]);
 	vw_buf_printf(b, "binding = %s\n", vw_binding_name(c->binding));
 	vw_buf_printf(b, "iommu_pt = %s\n", yesno(c->iommu_pt));
 	vw_acs_format(&c->acs, &acs);

@@ -441,11 +441,15 @@ static int plan(struct vw_host *h, struct vw_err *err)
 	return vw_boot_grub_plan_with(h, post, false, err);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const files[] = { MAIN, "boot/grub/grub.cfg", "boot/grub2/grub.cfg" };
+
 	(void)f;
-	return vw_sysroot_exists(sr, MAIN) || vw_sysroot_exists(sr, "boot/grub/grub.cfg") ||
-	       vw_sysroot_exists(sr, "boot/grub2/grub.cfg");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(files); i++)
+		if (vw_sysroot_exists(sr, files[i]))
+			return files[i];
+	return NULL;
 }
 
 const struct vw_boot_ops vw_boot_grub = {

@@ -86,17 +86,17 @@ static int plan_test(struct vw_host *h, struct vw_err *err)
 	return vw_boot_plan_test_entry(h, ENTRIES, "grub2-reboot vfiowiz-test", err);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
 	static const char *const bins[] = { "usr/sbin/grubby", "sbin/grubby", "usr/bin/grubby" };
 
 	(void)f;
 	if (!vw_sysroot_is_dir(sr, ENTRIES))
-		return false;
+		return NULL;
 	for (size_t i = 0; i < VW_ARRAY_SIZE(bins); i++)
 		if (vw_sysroot_exists(sr, bins[i]))
-			return true;
-	return false;
+			return bins[i];
+	return NULL;
 }
 
 const struct vw_boot_ops vw_boot_grubby = {

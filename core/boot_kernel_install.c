@@ -102,11 +102,20 @@ static int plan_test(struct vw_host *h, struct vw_err *err)
 	return vw_boot_plan_test_entry(h, dir, "bootctl set-oneshot " VW_TEST_ENTRY, err);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+/* systemd-boot's evidence with etc/kernel/cmdline (kernel-install writes
+ * the entries from it); or, with no boot entries yet, kernel-install with
+ * that file and no GRUB (a unified kernel image set-up). */
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
-	(void)f;
-	return vw_sysroot_exists(sr, "etc/kernel/cmdline") &&
-	       (vw_boot_entries_dir(sr) != NULL || vw_sysroot_exists(sr, "usr/bin/kernel-install"));
+	const char *sd;
+
+	if (!vw_sysroot_exists(sr, "etc/kernel/cmdline"))
+		return NULL;
+	if ((sd = vw_sdboot_evidence(f, sr)))
+		return sd;
+	if (vw_sysroot_exists(sr, "usr/bin/kernel-install") && !vw_sysroot_exists(sr, "etc/default/grub"))
+		return "usr/bin/kernel-install";
+	return NULL;
 }
 
 const struct vw_boot_ops vw_boot_kernel_install = {

@@ -218,10 +218,10 @@ out:
 	return r < 0 ? r : 0;
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
 	(void)f;
-	return vw_sysroot_exists(sr, CONF);
+	return vw_sysroot_exists(sr, CONF) ? CONF : NULL;
 }
 
 const struct vw_boot_ops vw_boot_kernelstub = {

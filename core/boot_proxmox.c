@@ -20,10 +20,12 @@ static int plan(struct vw_host *h, struct vw_err *err)
 	return vw_boot_grub_plan_with(h, grub_post, false, err);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const uuids = "etc/kernel/proxmox-boot-uuids";
+
 	(void)f;
-	return vw_sysroot_exists(sr, "etc/kernel/proxmox-boot-uuids");
+	return vw_sysroot_exists(sr, uuids) ? uuids : NULL;
 }
 
 const struct vw_boot_ops vw_boot_proxmox = {

@@ -377,13 +377,19 @@ static int plan_test(struct vw_host *h, struct vw_err *err)
 	return vw_boot_plan_test_entry(h, dir, "bootctl set-oneshot " VW_TEST_ENTRY, err);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+const char *vw_sdboot_evidence(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
 	static const char *const var =
 		"sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f";
 
-	return (f->fw.efi && vw_sysroot_exists(sr, var)) ||
-	       (vw_boot_entries_dir(sr) && !vw_sysroot_exists(sr, "etc/default/grub"));
+	if (f->fw.efi && vw_sysroot_exists(sr, var))
+		return var;
+	return vw_sysroot_exists(sr, "etc/default/grub") ? NULL : vw_boot_entries_dir(sr);
+}
+
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+{
+	return vw_sdboot_evidence(f, sr);
 }
 
 const struct vw_boot_ops vw_boot_systemd_boot = {

@@ -5,6 +5,7 @@
  * values and, where the user should know, a note. */
 #include "facts.h"
 #include "cmdline.h"
+#include "hostplan.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -463,56 +464,25 @@ static bool any_exists(const struct vw_sysroot *sr, const char *const *paths, co
 	return false;
 }
 
-static bool esp_has_entries(const struct vw_sysroot *sr, const char **which)
-{
-	static const char *const dirs[] = { "boot/efi/loader/entries", "efi/loader/entries",
-					    "boot/loader/entries", NULL };
-	return any_exists(sr, dirs, which);
-}
-
+/* The first back end, in the order of core/backends.h, whose detect()
+ * answers: the same chain the plan uses (vw_boot_detect()). */
 static void detect_bootloader(struct vw_distro *d, const struct vw_facts *f, const struct vw_sysroot *sr)
 {
-	static const char *const grubby[] = { "usr/sbin/grubby", "sbin/grubby", "usr/bin/grubby", NULL };
-	static const char *const grub[] = { "etc/default/grub", "boot/grub/grub.cfg", "boot/grub2/grub.cfg", NULL };
-	static const char *const sdboot_var[] = {
-		"sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f", NULL };
 	const char *which = NULL;
 
-	if (vw_sysroot_exists(sr, "etc/kernel/proxmox-boot-uuids")) {
-		d->bootloader = VW_BL_PROXMOX;
-		which = "/etc/kernel/proxmox-boot-uuids";
-	} else if (vw_sysroot_exists(sr, "etc/kernelstub/configuration")) {
-		d->bootloader = VW_BL_KERNELSTUB;
-		which = "/etc/kernelstub/configuration";
-	} else if (any_exists(sr, grubby, &which) && vw_sysroot_is_dir(sr, "boot/loader/entries")) {
-		d->bootloader = VW_BL_GRUBBY;
-	} else if ((f->fw.efi && any_exists(sr, sdboot_var, &which)) ||
-		   (!vw_sysroot_exists(sr, "etc/default/grub") && esp_has_entries(sr, &which))) {
-		d->bootloader = vw_sysroot_exists(sr, "etc/kernel/cmdline") ? VW_BL_KERNEL_INSTALL
-									    : VW_BL_SYSTEMD_BOOT;
-	} else if (any_exists(sr, grub, &which)) {
-		d->bootloader = VW_BL_GRUB;
-	}
-	d->bootloader_evidence = which ? vw_xasprintf("%s%s", *which == '/' ? "" : "/", which) : vw_xstrdup("");
+	for (size_t i = 0; vw_boot_backends[i] && !which; i++)
+		if ((which = vw_boot_backends[i]->detect(f, sr)))
+			d->bootloader = vw_boot_backends[i]->id;
+	d->bootloader_evidence = which ? vw_xasprintf("/%s", which) : vw_xstrdup("");
 }
 
-static void detect_initramfs(struct vw_distro *d, const struct vw_sysroot *sr)
+static void detect_initramfs(struct vw_distro *d, const struct vw_facts *f, const struct vw_sysroot *sr)
 {
-	static const struct { enum vw_initramfs tool; const char *paths[4]; } tools[] = {
-		{ VW_IRFS_BOOSTER, { "etc/booster.yaml", "usr/bin/booster", NULL } },
-		{ VW_IRFS_MKINITCPIO, { "etc/mkinitcpio.conf", "usr/bin/mkinitcpio", NULL } },
-		{ VW_IRFS_INITRAMFS_TOOLS, { "usr/sbin/mkinitramfs", "etc/initramfs-tools/initramfs.conf",
-					    "etc/initramfs-tools", NULL } },
-		{ VW_IRFS_DRACUT, { "usr/bin/dracut", "etc/dracut.conf", "etc/dracut.conf.d", NULL } },
-	};
 	const char *which = NULL;
 
-	for (size_t i = 0; i < VW_ARRAY_SIZE(tools); i++) {
-		if (any_exists(sr, tools[i].paths, &which)) {
-			d->initramfs = tools[i].tool;
-			break;
-		}
-	}
+	for (size_t i = 0; vw_irfs_backends[i] && !which; i++)
+		if ((which = vw_irfs_backends[i]->detect(f, sr)))
+			d->initramfs = vw_irfs_backends[i]->id;
 	d->initramfs_evidence = which ? vw_xasprintf("/%s", which) : vw_xstrdup("");
 }
 
@@ -537,7 +507,7 @@ void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr)
 		    has_word(d->id_like, "ubuntu");
 	d->driverctl = any_exists(sr, driverctl, NULL);
 	detect_bootloader(d, f, sr);
-	detect_initramfs(d, sr);
+	detect_initramfs(d, f, sr);
 }
 
 int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err)
@@ -648,25 +618,37 @@ bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b)
 	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
 }
 
+#define NAME_(e, sym, name, label) [VW_BL_##e] = name,
+#define LABEL_(e, sym, name, label) [VW_BL_##e] = label,
+static const char *const bl_names[] = { [VW_BL_UNKNOWN] = "unknown", VW_BOOTLOADERS(NAME_) };
+static const char *const bl_labels[] = { VW_BOOTLOADERS(LABEL_) };
+#undef NAME_
+#undef LABEL_
+#define NAME_(e, sym, name, label) [VW_IRFS_##e] = name,
+#define LABEL_(e, sym, name, label) [VW_IRFS_##e] = label,
+static const char *const irfs_names[] = { [VW_IRFS_UNKNOWN] = "unknown", VW_INITRAMFS_TOOLS(NAME_) };
+static const char *const irfs_labels[] = { VW_INITRAMFS_TOOLS(LABEL_) };
+#undef NAME_
+#undef LABEL_
+
 const char *vw_bootloader_name(enum vw_bootloader b)
 {
-	static const char *const names[] = {
-		[VW_BL_UNKNOWN] = "unknown", [VW_BL_GRUB] = "grub",
-		[VW_BL_SYSTEMD_BOOT] = "systemd-boot", [VW_BL_KERNEL_INSTALL] = "kernel-install",
-		[VW_BL_PROXMOX] = "proxmox-boot-tool", [VW_BL_KERNELSTUB] = "kernelstub",
-		[VW_BL_GRUBBY] = "grubby",
-	};
-	return (unsigned)b < VW_ARRAY_SIZE(names) ? names[b] : "unknown";
+	return b > 0 && b < VW_BL_COUNT ? bl_names[b] : "unknown";
 }
 
 const char *vw_initramfs_name(enum vw_initramfs i)
 {
-	static const char *const names[] = {
-		[VW_IRFS_UNKNOWN] = "unknown", [VW_IRFS_INITRAMFS_TOOLS] = "initramfs-tools",
-		[VW_IRFS_DRACUT] = "dracut", [VW_IRFS_MKINITCPIO] = "mkinitcpio",
-		[VW_IRFS_BOOSTER] = "booster",
-	};
-	return (unsigned)i < VW_ARRAY_SIZE(names) ? names[i] : "unknown";
+	return i > 0 && i < VW_IRFS_COUNT ? irfs_names[i] : "unknown";
+}
+
+const char *vw_bootloader_label(enum vw_bootloader b)
+{
+	return b > 0 && b < VW_BL_COUNT ? bl_labels[b] : _("unknown");
+}
+
+const char *vw_initramfs_label(enum vw_initramfs i)
+{
+	return i > 0 && i < VW_IRFS_COUNT ? irfs_labels[i] : _("unknown");
 }
 
 const char *vw_role_name(enum vw_dev_role r)

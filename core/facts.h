@@ -9,6 +9,7 @@
 #ifndef VW_FACTS_H
 #define VW_FACTS_H
 
+#include "backends.h"
 #include "sysroot.h"
 #include "vw.h"
 
@@ -140,15 +141,7 @@ struct vw_group {
 	char *note;
 };
 
-enum vw_bootloader {
-	VW_BL_UNKNOWN = 0, VW_BL_GRUB, VW_BL_SYSTEMD_BOOT, VW_BL_KERNEL_INSTALL,
-	VW_BL_PROXMOX, VW_BL_KERNELSTUB, VW_BL_GRUBBY,
-};
-
-enum vw_initramfs {
-	VW_IRFS_UNKNOWN = 0, VW_IRFS_INITRAMFS_TOOLS, VW_IRFS_DRACUT,
-	VW_IRFS_MKINITCPIO, VW_IRFS_BOOSTER,
-};
+/* enum vw_bootloader and enum vw_initramfs: core/backends.h */
 
 struct vw_distro {
 	char *id;		/* os-release ID: "debian" */
@@ -220,6 +213,9 @@ bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b);
 
 const char *vw_bootloader_name(enum vw_bootloader b);	/* "grub", ... (stable) */
 const char *vw_initramfs_name(enum vw_initramfs i);	/* "initramfs-tools", ... */
+/* For people (proper names, not translated): "GRUB"; "?" when unknown. */
+const char *vw_bootloader_label(enum vw_bootloader b);
+const char *vw_initramfs_label(enum vw_initramfs i);
 const char *vw_role_name(enum vw_dev_role r);		/* "gpu", ... (stable) */
 const char *vw_verdict_name(enum vw_group_verdict v);	/* "isolated", ... */
 

@@ -16,14 +16,12 @@
 #include "bind.h"
 #include "findings.h"
 
-const struct vw_boot_ops *const vw_boot_backends[] = {
-	&vw_boot_proxmox, &vw_boot_kernelstub, &vw_boot_grubby, &vw_boot_kernel_install,
-	&vw_boot_systemd_boot, &vw_boot_grub, NULL,
-};
-
-const struct vw_irfs_ops *const vw_irfs_backends[] = {
-	&vw_irfs_booster, &vw_irfs_mkinitcpio, &vw_irfs_initramfs_tools, &vw_irfs_dracut, NULL,
-};
+#define BOOT_(e, sym, name, label) &vw_boot_##sym,
+#define IRFS_(e, sym, name, label) &vw_irfs_##sym,
+const struct vw_boot_ops *const vw_boot_backends[] = { VW_BOOTLOADERS(BOOT_) NULL };
+const struct vw_irfs_ops *const vw_irfs_backends[] = { VW_INITRAMFS_TOOLS(IRFS_) NULL };
+#undef BOOT_
+#undef IRFS_
 
 const struct vw_boot_ops *vw_boot_find(enum vw_bootloader id)
 {
@@ -43,26 +41,14 @@ const struct vw_irfs_ops *vw_irfs_find(enum vw_initramfs id)
 
 const struct vw_boot_ops *vw_boot_detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
-	const struct vw_boot_ops *b = vw_boot_find(f->distro.bootloader);
-
-	if (b)
-		return b;
-	for (size_t i = 0; vw_boot_backends[i]; i++)
-		if (vw_boot_backends[i]->detect(f, sr))
-			return vw_boot_backends[i];
-	return NULL;
+	(void)sr;
+	return vw_boot_find(f->distro.bootloader);
 }
 
 const struct vw_irfs_ops *vw_irfs_detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
-	const struct vw_irfs_ops *t = vw_irfs_find(f->distro.initramfs);
-
-	if (t)
-		return t;
-	for (size_t i = 0; vw_irfs_backends[i]; i++)
-		if (vw_irfs_backends[i]->detect(f, sr))
-			return vw_irfs_backends[i];
-	return NULL;
+	(void)sr;
+	return vw_irfs_find(f->distro.initramfs);
 }
 
 /* ---- helpers for back ends ------------------------------------------------ */

@@ -67,8 +67,9 @@ struct vw_aug;
 struct vw_boot_ops {
 	enum vw_bootloader id;
 	const char *name;	/* as in the answers file */
-	/* The host boots through this tool (files it leaves). */
-	bool (*detect)(const struct vw_facts *f, const struct vw_sysroot *sr);
+	/* The host boots through this tool: the file (sysroot-relative) that
+	 * shows it, or NULL.  Facts call it (core/backends.h gives the order). */
+	const char *(*detect)(const struct vw_facts *f, const struct vw_sysroot *sr);
 	/* Add the kernel parameter edits h->kedits to the plan. */
 	int (*plan)(struct vw_host *h, struct vw_err *err);
 	/* One-shot test boot of the new parameters (test_boot = true): plan a
@@ -80,7 +81,9 @@ struct vw_boot_ops {
 struct vw_irfs_ops {
 	enum vw_initramfs id;
 	const char *name;
-	bool (*detect)(const struct vw_facts *f, const struct vw_sysroot *sr);
+	/* The host builds its initramfs with this tool: the file that shows
+	 * it, or NULL (as vw_boot_ops.detect). */
+	const char *(*detect)(const struct vw_facts *f, const struct vw_sysroot *sr);
 	/* Early loading of h->modules (and the bind script when by address). */
 	int (*plan)(struct vw_host *h, struct vw_err *err);
 	const char *rebuild;	/* the rebuild post-command */
@@ -90,19 +93,19 @@ struct vw_irfs_ops {
 	bool lists_modprobe;	/* the image holds a copy of modprobe.d */
 };
 
-extern const struct vw_boot_ops vw_boot_grub, vw_boot_systemd_boot, vw_boot_kernel_install,
-	vw_boot_proxmox, vw_boot_kernelstub, vw_boot_grubby;
-extern const struct vw_irfs_ops vw_irfs_initramfs_tools, vw_irfs_dracut, vw_irfs_mkinitcpio,
-	vw_irfs_booster;
+#define VW_BOOT_EXTERN_(e, sym, name, label) extern const struct vw_boot_ops vw_boot_##sym;
+#define VW_IRFS_EXTERN_(e, sym, name, label) extern const struct vw_irfs_ops vw_irfs_##sym;
+VW_BOOTLOADERS(VW_BOOT_EXTERN_)
+VW_INITRAMFS_TOOLS(VW_IRFS_EXTERN_)
 
-/* All back ends, in detection order (the most specific first); NULL-ended. */
+/* All back ends, in the detection order of core/backends.h; NULL-ended. */
 extern const struct vw_boot_ops *const vw_boot_backends[];
 extern const struct vw_irfs_ops *const vw_irfs_backends[];
 
 const struct vw_boot_ops *vw_boot_find(enum vw_bootloader id);
 const struct vw_irfs_ops *vw_irfs_find(enum vw_initramfs id);
-/* The back end for a host: the facts' detection when it names one, else
- * the first detect() that says yes; NULL when none does. */
+/* The back end for a host: the one the facts detected (the same chain);
+ * NULL when none was. */
 const struct vw_boot_ops *vw_boot_detect(const struct vw_facts *f, const struct vw_sysroot *sr);
 const struct vw_irfs_ops *vw_irfs_detect(const struct vw_facts *f, const struct vw_sysroot *sr);
 
@@ -158,6 +161,9 @@ void vw_host_check(struct vw_host *h, const char *after, const char *cmd,
  * entries directory ("boot/efi/loader/entries"...) or NULL; edit every
  * Linux entry's options; plan a test entry copied from the default one. */
 const char *vw_boot_entries_dir(const struct vw_sysroot *sr);
+/* What shows that systemd-boot boots the host (its EFI variable, or boot
+ * entries and no GRUB), or NULL; kernel-install's detect() builds on it. */
+const char *vw_sdboot_evidence(const struct vw_facts *f, const struct vw_sysroot *sr);
 int vw_boot_edit_entries(struct vw_host *h, const char *dir, const char *why, struct vw_err *err);
 int vw_boot_plan_test_entry(struct vw_host *h, const char *dir, const char *oneshot_cmd,
 			    struct vw_err *err);

@@ -147,11 +147,15 @@ static char *list_cmd(const struct vw_host *h)
 	return vw_xasprintf("lsinitrd /boot/initramfs-%s.img", h->f->kernel.release);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const files[] = { "usr/bin/dracut", "usr/sbin/dracut", "etc/dracut.conf", DIR };
+
 	(void)f;
-	return vw_sysroot_exists(sr, "usr/bin/dracut") || vw_sysroot_exists(sr, "usr/sbin/dracut") ||
-	       vw_sysroot_exists(sr, "etc/dracut.conf") || vw_sysroot_is_dir(sr, DIR);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(files); i++)
+		if (vw_sysroot_exists(sr, files[i]))
+			return files[i];
+	return NULL;
 }
 
 const struct vw_irfs_ops vw_irfs_dracut = {

@@ -91,11 +91,15 @@ static char *list_cmd(const struct vw_host *h)
 	return vw_xasprintf("lsinitramfs /boot/initrd.img-%s", h->f->kernel.release);
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const files[] = { "usr/sbin/mkinitramfs", "etc/initramfs-tools/initramfs.conf", "etc/initramfs-tools" };
+
 	(void)f;
-	return vw_sysroot_exists(sr, "usr/sbin/mkinitramfs") ||
-	       vw_sysroot_exists(sr, "etc/initramfs-tools/initramfs.conf");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(files); i++)
+		if (vw_sysroot_exists(sr, files[i]))
+			return files[i];
+	return NULL;
 }
 
 const struct vw_irfs_ops vw_irfs_initramfs_tools = {

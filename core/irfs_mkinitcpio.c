@@ -311,10 +311,15 @@ static char *list_cmd(const struct vw_host *h)
 	}
 }
 
-static bool detect(const struct vw_facts *f, const struct vw_sysroot *sr)
+static const char *detect(const struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	static const char *const files[] = { CONF, "usr/bin/mkinitcpio" };
+
 	(void)f;
-	return vw_sysroot_exists(sr, CONF) || vw_sysroot_exists(sr, "usr/bin/mkinitcpio");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(files); i++)
+		if (vw_sysroot_exists(sr, files[i]))
+			return files[i];
+	return NULL;
 }
 
 const struct vw_irfs_ops vw_irfs_mkinitcpio = {

@@ -1,5 +1,6 @@
 /* verify.c - the checks after the reboot, and the troubleshooting catalogue. */
 #include "verify.h"
+#include "hostplan.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -124,12 +125,9 @@ char *vw_verify_initramfs_cmd(const struct vw_facts *f)
 
 const char *vw_verify_rebuild_cmd(const struct vw_facts *f)
 {
-	switch (f->distro.initramfs) {
-	case VW_IRFS_INITRAMFS_TOOLS: return "update-initramfs -u -k all";
-	case VW_IRFS_DRACUT: return "dracut -f --regenerate-all";
-	case VW_IRFS_MKINITCPIO: return "mkinitcpio -P";
-	default: return NULL;
-	}
+	const struct vw_irfs_ops *t = vw_irfs_find(f->distro.initramfs);
+
+	return t ? t->rebuild : NULL;
 }
 
 static struct vw_verify_check *add(struct vw_verify *v, const char *code)

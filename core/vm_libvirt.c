@@ -825,7 +825,11 @@ out:
 
 const struct vw_vm_ops vw_vm_libvirt_ops = {
 	.name = "libvirt",
+	.label = N_("libvirt (virt-manager, virsh)"),
 	.target = VW_VM_LIBVIRT,
+	.host_vnc = true,
+	.nat_guest_net = true,
+	.uses_vmid = false,
 	.detect = libvirt_detect,
 	.plan = libvirt_plan,
 };

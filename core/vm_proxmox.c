@@ -831,7 +831,11 @@ out:
 
 const struct vw_vm_ops vw_vm_proxmox_ops = {
 	.name = "proxmox",
+	.label = N_("Proxmox VE"),
 	.target = VW_VM_PROXMOX,
+	.host_vnc = false,
+	.nat_guest_net = false,
+	.uses_vmid = true,
 	.detect = pve_detect,
 	.plan = pve_plan,
 };

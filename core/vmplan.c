@@ -439,21 +439,21 @@ bool vw_pve_hostpci_valid(const char *value, struct vw_err *err)
 
 /* ---- back-end choice ------------------------------------------------------ */
 
-static const struct vw_vm_ops *const backends[] = { &vw_vm_proxmox_ops, &vw_vm_libvirt_ops };
+const struct vw_vm_ops *const vw_vm_backends[] = { &vw_vm_proxmox_ops, &vw_vm_libvirt_ops, NULL };
 
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t)
 {
-	for (size_t i = 0; i < VW_ARRAY_SIZE(backends); i++)
-		if (backends[i]->target == t)
-			return backends[i];
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if (vw_vm_backends[i]->target == t)
+			return vw_vm_backends[i];
 	return &vw_vm_libvirt_ops;
 }
 
 const struct vw_vm_ops *vw_vm_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
 {
-	for (size_t i = 0; i < VW_ARRAY_SIZE(backends); i++)
-		if (backends[i]->detect(sr, f))
-			return backends[i];
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if (vw_vm_backends[i]->detect(sr, f))
+			return vw_vm_backends[i];
 	return NULL;
 }
 
@@ -466,7 +466,7 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 	struct vw_vm_ctx ctx = { sr, f, c, u };
 
 	vw_vm_info_init(info);
-	if (!vm->name[0] && !(vm->target == VW_VM_PROXMOX && vm->vmid > 0))
+	if (!vm->name[0] && !(ops->uses_vmid && vm->vmid > 0))
 		return 0;
 	info->planned = true;
 	info->target = vm->target;

@@ -121,9 +121,23 @@ struct vw_vm_ctx {
 	const struct vw_unit *unit;
 };
 
+/* The rest of the program asks a back end what it can do (these fields),
+ * never which one it is: a new target is one file with its ops table and a
+ * line in vw_vm_backends[]. */
 struct vw_vm_ops {
 	const char *name;		/* "libvirt", "proxmox": stable */
+	const char *label;		/* N_(), for people: "libvirt (virt-manager, virsh)" */
 	enum vw_vm_target target;
+	/* The VM's emulated display can be a VNC server on the host's loopback,
+	 * reached through an SSH tunnel (libvirt); false: the target has its
+	 * own console (Proxmox's noVNC), which never shows the GPU's output. */
+	bool host_vnc;
+	/* New guests sit behind the host's NAT (libvirt's default network):
+	 * an SSH tunnel through the host reaches the guest from the guest's
+	 * own subnet, so guest firewalls must accept it. */
+	bool nat_guest_net;
+	/* VMs are numbered (Proxmox's VMID): a VM can be named by number alone. */
+	bool uses_vmid;
 	/* True when the host under sr runs this target. */
 	bool (*detect)(const struct vw_sysroot *sr, const struct vw_facts *f);
 	/* Add the VM's changes to p and fill info.  Returns 0 or a negative
@@ -134,6 +148,9 @@ struct vw_vm_ops {
 
 extern const struct vw_vm_ops vw_vm_libvirt_ops;
 extern const struct vw_vm_ops vw_vm_proxmox_ops;
+/* Every back end, in detection order (Proxmox before libvirt: a Proxmox
+ * host may have libvirt's client tools); NULL-ended. */
+extern const struct vw_vm_ops *const vw_vm_backends[];
 
 /* The back end of a target (never NULL for a valid target). */
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t);

@@ -154,9 +154,9 @@ static void test_errors(void **state)
 	expect_error("# a\n// b\n/* c\n d */ iommu_pt = true # e\nfoo = 1\n", "a.conf:5: no such option 'foo'");
 	expect_error("access { vnc_password = 'x#y' } # z\n# w\nfoo = \"#\"\n", "a.conf:3: no such option 'foo'");
 	expect_error("bootloader = lilo\n",
-		     "a.conf:1: bad value 'lilo' for 'bootloader' (expected auto|grub|systemd-boot|kernel-install|proxmox-boot-tool|kernelstub|grubby)");
+		     "a.conf:1: bad value 'lilo' for 'bootloader' (expected auto|proxmox-boot-tool|kernelstub|grubby|kernel-install|systemd-boot|grub)");
 	expect_error("\ninitramfs = mkinitrd\n",
-		     "a.conf:2: bad value 'mkinitrd' for 'initramfs' (expected auto|initramfs-tools|dracut|mkinitcpio|booster)");
+		     "a.conf:2: bad value 'mkinitrd' for 'initramfs' (expected auto|booster|mkinitcpio|initramfs-tools|dracut)");
 	expect_error("binding = pci\n",
 		     "a.conf:1: bad value 'pci' for 'binding' (expected auto|ids|address|cmdline)");
 	expect_error("iommu_pt = maybe\n", "a.conf:1: invalid boolean value for option 'iommu_pt'");

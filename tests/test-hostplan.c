@@ -211,16 +211,70 @@ static void test_detect_boot(void **state)
 		tu_write(root, "sys/firmware/efi/efivars/LoaderInfo-4a67b082-0a4c-41cf-b6c7-440b29bb8c4f", "x");
 		f.fw.efi = true;
 		assert_true(vw_boot_systemd_boot.detect(&f, sr));
-		/* The facts' choice wins when it names a back end. */
+		/* The plan takes what the facts detected, through the same chain. */
 		f.distro.bootloader = VW_BL_GRUB;
 		assert_ptr_equal(vw_boot_detect(&f, sr), &vw_boot_grub);
 		f.distro.bootloader = VW_BL_UNKNOWN;
-		assert_ptr_equal(vw_boot_detect(&f, sr), &vw_boot_systemd_boot);
+		assert_null(vw_boot_detect(&f, sr));
 		vw_sysroot_free(sr);
 		tu_rmtree(root);
 		free(root);
 	}
 	vw_facts_done(&f);
+}
+
+/* check (facts) and the plan name the same boot loader and initramfs tool
+ * on every evidence set, among them one where they used to disagree:
+ * etc/kernel/cmdline and kernel-install, no boot entries yet and no GRUB. */
+static void test_detect_one_chain(void **state)
+{
+	static const struct {
+		const char *files[4];
+		enum vw_bootloader bl;
+		enum vw_initramfs irfs;
+		const char *evidence;
+	} cases[] = {
+		{ { "etc/kernel/cmdline", "usr/bin/kernel-install", "usr/bin/dracut", NULL },
+		  VW_BL_KERNEL_INSTALL, VW_IRFS_DRACUT, "/usr/bin/kernel-install" },
+		{ { "etc/kernel/cmdline", "usr/bin/kernel-install", "etc/default/grub", NULL },
+		  VW_BL_GRUB, VW_IRFS_UNKNOWN, "/etc/default/grub" },
+		{ { "etc/kernel/cmdline", "boot/loader/entries/a.conf", "etc/mkinitcpio.conf", NULL },
+		  VW_BL_KERNEL_INSTALL, VW_IRFS_MKINITCPIO, "/boot/loader/entries" },
+		{ { "etc/kernel/proxmox-boot-uuids", "etc/kernel/cmdline", "usr/sbin/mkinitramfs", NULL },
+		  VW_BL_PROXMOX, VW_IRFS_INITRAMFS_TOOLS, "/etc/kernel/proxmox-boot-uuids" },
+		{ { "etc/os-release", NULL }, VW_BL_UNKNOWN, VW_IRFS_UNKNOWN, "" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(cases); i++) {
+		char *root = tu_mkroot();
+		struct vw_sysroot *sr = open_root(root);
+		const struct vw_boot_ops *b;
+		const struct vw_irfs_ops *t;
+		struct vw_facts f;
+
+		for (size_t k = 0; cases[i].files[k]; k++)
+			tu_write(root, cases[i].files[k], "x\n");
+		facts_init(&f);
+		vw_probe_distro(&f, sr);
+		if (f.distro.bootloader != cases[i].bl || f.distro.initramfs != cases[i].irfs)
+			fail_msg("case %zu: facts say %s/%s", i, vw_bootloader_name(f.distro.bootloader),
+				 vw_initramfs_name(f.distro.initramfs));
+		assert_string_equal(f.distro.bootloader_evidence, cases[i].evidence);
+		b = vw_boot_detect(&f, sr);
+		t = vw_irfs_detect(&f, sr);
+		assert_int_equal(b ? b->id : VW_BL_UNKNOWN, cases[i].bl);
+		assert_int_equal(t ? t->id : VW_IRFS_UNKNOWN, cases[i].irfs);
+		/* Stable names and answers words round-trip through the table. */
+		if (b)
+			assert_string_equal(b->name, vw_bootloader_name(b->id));
+		if (t)
+			assert_string_equal(t->name, vw_initramfs_name(t->id));
+		vw_facts_done(&f);
+		vw_sysroot_free(sr);
+		tu_rmtree(root);
+		free(root);
+	}
 }
 
 static void test_detect_irfs(void **state)
@@ -244,11 +298,14 @@ static void test_detect_irfs(void **state)
 		char *root = tu_mkroot();
 		struct vw_sysroot *sr = open_root(root);
 
-		assert_false(cases[i].ops->detect(&f, sr));
-		assert_null(vw_irfs_detect(&f, sr));
+		assert_null(cases[i].ops->detect(&f, sr));
 		tu_write(root, cases[i].evidence, "x\n");
-		assert_true(cases[i].ops->detect(&f, sr));
+		assert_string_equal(cases[i].ops->detect(&f, sr), cases[i].evidence);
+		/* The plan follows the facts' detection. */
+		f.distro.initramfs = cases[i].ops->id;
 		assert_ptr_equal(vw_irfs_detect(&f, sr), cases[i].ops);
+		f.distro.initramfs = VW_IRFS_UNKNOWN;
+		assert_null(vw_irfs_detect(&f, sr));
 		assert_non_null(cases[i].ops->rebuild);
 		vw_sysroot_free(sr);
 		tu_rmtree(root);
@@ -857,6 +914,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_detect_boot),
+		cmocka_unit_test(test_detect_one_chain),
 		cmocka_unit_test(test_detect_irfs),
 		cmocka_unit_test(test_shell_values),
 		cmocka_unit_test(test_augeas),

@@ -37,7 +37,7 @@ static struct vw_item *field(struct access *p, int tag, const char *label, const
 static void build_list(struct access *p, const struct vw_ctx *ctx)
 {
 	const struct vw_access_choices *a = &ctx->ch->access;
-	bool libvirt = ctx->ch->vm.target == VW_VM_LIBVIRT, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
+	bool host_vnc = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
 	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_VNC;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
@@ -45,9 +45,9 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 
 	vw_list_clear(&p->list);
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_VNC, _("VNC on the host: 127.0.0.1, through an SSH tunnel"));
-	it->on = a->vnc && libvirt;
-	it->disabled = !libvirt;
-	if (!libvirt)
+	it->on = a->vnc && host_vnc;
+	it->disabled = !host_vnc;
+	if (!host_vnc)
 		vw_item_note(it, _("libvirt only"));
 	if (it->on)
 		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, VW_VNC_PASSWORD_MAX, true);
@@ -278,9 +278,9 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct access *p = priv;
 	const struct vw_access_choices *a = &ctx->ch->access;
-	bool libvirt = ctx->ch->vm.target == VW_VM_LIBVIRT;
+	bool host_vnc = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc;
 
-	if (a->vnc && libvirt && vw_access_vnc_check(a, err) < 0) {
+	if (a->vnc && host_vnc && vw_access_vnc_check(a, err) < 0) {
 		vw_list_select(&p->list, T_PASS);
 		if (!*a->vnc_password)
 			return vw_err_set(err, -EINVAL, _("Type a VNC password (1 to 8 characters), or untick VNC."));

@@ -236,29 +236,6 @@ enum vw_ui_color vw_sev_color(enum vw_severity s)
 	return VW_C_NORMAL;
 }
 
-const char *vw_bootloader_label(enum vw_bootloader b)
-{
-	switch (b) {
-	case VW_BL_GRUB: return "GRUB";
-	case VW_BL_SYSTEMD_BOOT: return "systemd-boot";
-	case VW_BL_KERNEL_INSTALL: return "kernel-install";
-	case VW_BL_PROXMOX: return "proxmox-boot-tool";
-	case VW_BL_KERNELSTUB: return "kernelstub";
-	case VW_BL_GRUBBY: return "grubby";
-	default: return _("unknown");
-	}
-}
-
-const char *vw_initramfs_label(enum vw_initramfs i)
-{
-	switch (i) {
-	case VW_IRFS_INITRAMFS_TOOLS: return "initramfs-tools";
-	case VW_IRFS_DRACUT: return "dracut";
-	case VW_IRFS_MKINITCPIO: return "mkinitcpio";
-	case VW_IRFS_BOOSTER: return "booster";
-	default: return _("unknown");
-	}
-}
 
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
 {

@@ -155,8 +155,6 @@ void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int l
 /* Short translated names for display. */
 const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
 enum vw_ui_color vw_sev_color(enum vw_severity s);
-const char *vw_bootloader_label(enum vw_bootloader b);	/* "GRUB" */
-const char *vw_initramfs_label(enum vw_initramfs i);	/* "initramfs-tools" */
 /* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 
