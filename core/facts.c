@@ -530,6 +530,7 @@ static void free_dev(struct vw_pci_dev *d)
 	free(d->driver);
 	free(d->reset_method);
 	free(d->note);
+	vw_sriov_dev_done(d);
 }
 
 void vw_facts_done(struct vw_facts *f)
@@ -551,6 +552,7 @@ void vw_facts_done(struct vw_facts *f)
 	for (size_t i = 0; i < f->ndevs; i++)
 		free_dev(&f->devs[i]);
 	free(f->devs);
+	vw_sriov_facts_done(f);
 	for (size_t i = 0; i < f->ngroups; i++) {
 		free(f->groups[i].type);
 		free(f->groups[i].devs);
@@ -615,6 +617,9 @@ bool vw_dev_is_emulated(const struct vw_pci_dev *d)
 
 bool vw_dev_same_slot(const struct vw_pci_dev *a, const struct vw_pci_dev *b)
 {
+	/* A VF goes to a VM alone: its PF and sibling VFs are no companions. */
+	if (a->vf || b->vf)
+		return a == b || !strcmp(a->addr, b->addr);
 	return a->domain == b->domain && a->bus == b->bus && a->dev == b->dev;
 }
 

@@ -123,6 +123,42 @@ struct vw_pci_dev {
 	enum vw_dev_role role;
 	int gpu;		/* for companions: index of the GPU of their slot */
 	char *note;		/* what went wrong reading it, "" when fine */
+
+	/* SR-IOV and mediated devices (core/sriov.c).  A VF is a unit of its
+	 * own: it shares no "slot" with its PF or the other VFs
+	 * (vw_dev_same_slot), whatever its address says. */
+	bool sriov_cap;		/* SR-IOV extended capability in config space */
+	int sriov_total;	/* a PF: sriov_totalvfs; 0 when not a PF */
+	int sriov_num;		/* a PF: sriov_numvfs, the VFs enabled now */
+	int sriov_autoprobe;	/* a PF: sriov_drivers_autoprobe 1/0, -1 unknown */
+	int *vfs;		/* a PF: its enabled VFs (devs indexes), virtfn order */
+	size_t nvfs;
+	bool vf;		/* a virtual function (physfn link) */
+	int physfn;		/* a VF: its PF's index; meaningful only when vf */
+	int vf_index;		/* a VF: N of the PF's virtfnN link */
+	struct vw_mdev_type *mdev_types;	/* mdev_supported_types, by id */
+	size_t nmdev_types;
+	char **vgpu_types;	/* NVIDIA vendor-specific VFIO (nvidia/
+				   creatable_vgpu_types): "ID NAME" lines,
+				   NULL-terminated; NULL when absent */
+	char *vgpu_current;	/* nvidia/current_vgpu_type, "" none or absent */
+};
+
+/* A mediated device type of a parent device (mdev_supported_types/ID). */
+struct vw_mdev_type {
+	char *id;		/* directory name: "nvidia-558", "i915-GVTg_V5_4" */
+	char *name;		/* "GRID A100-4C", "" when absent */
+	char *description;	/* one line, "" when absent */
+	char *device_api;	/* "vfio-pci" */
+	long available;		/* available_instances, -1 unknown */
+};
+
+/* A mediated device that exists now (sys/bus/mdev/devices/UUID). */
+struct vw_mdev {
+	char uuid[37];
+	int parent;		/* devs index of its parent, -1 not found */
+	char *type;		/* its mdev_type id, "" unknown */
+	char *driver;		/* bound driver ("vfio_mdev"), "" none */
 };
 
 enum vw_group_verdict {
@@ -169,6 +205,8 @@ struct vw_facts {
 	size_t ndevs;
 	struct vw_group *groups;	/* sorted by id */
 	size_t ngroups;
+	struct vw_mdev *mdevs;		/* existing mediated devices, by UUID */
+	size_t nmdevs;
 	char **notes;		/* host-level problems met while probing */
 	size_t nnotes;
 };
@@ -186,6 +224,13 @@ void vw_probe_firmware(struct vw_facts *f, const struct vw_sysroot *sr);
 void vw_probe_kernel(struct vw_facts *f, const struct vw_sysroot *sr);
 void vw_probe_iommu(struct vw_facts *f, const struct vw_sysroot *sr);
 int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
+/* SR-IOV, mdev types, NVIDIA vGPU types and existing mdevs (core/sriov.c):
+ * vw_probe_pci calls it once the functions are read, before roles and
+ * groups are worked out (which depend on what is a VF). */
+void vw_probe_sriov(struct vw_facts *f, const struct vw_sysroot *sr);
+/* Release what vw_probe_sriov added to a function / to the facts. */
+void vw_sriov_dev_done(struct vw_pci_dev *d);
+void vw_sriov_facts_done(struct vw_facts *f);
 void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr);
 
 /* Kernel command line: split and read like the kernel does (core/cmdline.h).

@@ -162,6 +162,15 @@ static void rule_acs(const struct vw_facts *f, struct vw_findings *fs)
 		    vw_xstrdup(_("Remove the parameter, or use a kernel that has the patch (Proxmox, linux-zen).")));
 }
 
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
 static void rule_gpus(const struct vw_facts *f, struct vw_findings *fs)
 {
 	size_t gpus = 0;
@@ -169,8 +178,8 @@ static void rule_gpus(const struct vw_facts *f, struct vw_findings *fs)
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
 
-		if (d->role != VW_ROLE_GPU)
-			continue;
+		if (d->role != VW_ROLE_GPU || d->vf)
+			continue;	/* VFs are told with their PF */
 		gpus++;
 		add(fs, "gpu", VW_SEV_INFO,
 		    *d->driver ?
@@ -182,6 +191,14 @@ static void rule_gpus(const struct vw_facts *f, struct vw_findings *fs)
 				 *d->vendor_name ? d->vendor_name : _("unknown vendor"),
 				 *d->device_name ? d->device_name : _("unknown device"), d->vendor, d->device),
 		    NULL);
+		if (d->sriov_total > 0)
+			add(fs, "gpu-sriov", VW_SEV_INFO,
+			    vw_xasprintf(_("%s can be shared between VMs through SR-IOV: %d of %d virtual functions are enabled; each can go to a VM while the GPU stays with the host."),
+					 d->addr, d->sriov_num, d->sriov_total), NULL);
+		if (d->nmdev_types || d->vgpu_types)
+			add(fs, "gpu-mdev", VW_SEV_INFO,
+			    vw_xasprintf(_("%s can be shared between VMs as mediated devices or vGPUs (%zu types listed by its driver)."),
+					 d->addr, d->nmdev_types + strv_len(d->vgpu_types)), NULL);
 		if (d->boot_vga == 1)
 			add(fs, "gpu-boot-display", VW_SEV_INFO,
 			    vw_xasprintf(_("%s is the display the firmware booted on: taking it leaves the host without a screen."),

@@ -129,6 +129,7 @@ void vw_hostplan_done(struct vw_hostplan *hp)
 	}
 	free(hp->checks);
 	free(hp->devs);
+	free(hp->vfs);
 	memset(hp, 0, sizeof(*hp));
 }
 
@@ -407,6 +408,16 @@ static int resolve_devs(struct vw_hostplan *hp, const struct vw_facts *f, const 
 	if (k > 1)
 		qsort(hp->devs, k, sizeof(int), cmp_int);
 	free(idx);
+	/* Virtual functions apart: no early binding can reach them. */
+	hp->vfs = vw_xcalloc(k + 1, sizeof(int));
+	k = 0;
+	for (size_t i = 0; i < hp->ndevs; i++) {
+		if (f->devs[hp->devs[i]].vf)
+			hp->vfs[hp->nvfs++] = hp->devs[i];
+		else
+			hp->devs[k++] = hp->devs[i];
+	}
+	hp->ndevs = k;
 	return 0;
 }
 
@@ -421,7 +432,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	r = resolve_devs(hp, f, c, devs, ndevs, err);
 	if (r < 0)
 		return r;
-	if (!hp->ndevs) {
+	if (!hp->ndevs && !hp->nvfs) {
 		char where[300];
 
 		return vw_err_set(err, -EINVAL, _("%sno devices chosen: list them in 'devices'"),
@@ -447,9 +458,11 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	set_modules(&h);
 	h.rebuild = hp->irfs ? hp->irfs->rebuild : NULL;
 	r = plan_params(&h, err);
-	if (r == 0)
+	if (r == 0 && hp->ndevs)
 		r = vw_bind_plan(&h, err);
-	if (r == 0 && hp->irfs) {
+	if (r == 0)
+		r = hp->nvfs ? vw_sriov_plan(&h, err) : vw_sriov_check_pfs(&h, err);
+	if (r == 0 && hp->irfs && hp->ndevs) {
 		if (h.vfio_builtin)
 			vw_host_note(&h, _("vfio-pci is built into this kernel: it needs no early loading."));
 		r = hp->irfs->plan(&h, err);

@@ -39,6 +39,8 @@
 #define VW_MKINITCPIO_DROPIN "etc/mkinitcpio.conf.d/vfiowiz.conf"
 #define VW_IRFS_HOOK "etc/initramfs-tools/hooks/vfiowiz"
 #define VW_TEST_ENTRY "vfiowiz-test.conf"
+#define VW_SRIOV_SCRIPT "usr/local/sbin/vfiowiz-sriov"
+#define VW_SRIOV_UNIT "etc/systemd/system/vfiowiz-sriov.service"
 
 /* A command whose output must contain every expect string: run after the
  * post-command `after` succeeded (the image listing after a rebuild). */
@@ -57,8 +59,13 @@ struct vw_hostplan {
 	const struct vw_boot_ops *boot;	/* NULL: kernel parameters not planned */
 	const struct vw_irfs_ops *irfs;	/* NULL: early loading not planned */
 	bool by_address;	/* vfio-pci binding by address */
-	int *devs;		/* chosen functions (facts indexes), sorted */
+	int *devs;		/* chosen functions (facts indexes), sorted,
+				   bound to vfio-pci at early boot */
 	size_t ndevs;
+	int *vfs;		/* chosen SR-IOV virtual functions: they exist
+				   only once their PF's driver made them, so
+				   a unit of ours binds them then (sriov.c) */
+	size_t nvfs;
 };
 
 struct vw_host;
@@ -156,6 +163,14 @@ int vw_host_read(struct vw_host *h, const char *path, char **data, struct vw_err
 /* Register a check after the rebuild (expect NULL-terminated). */
 void vw_host_check(struct vw_host *h, const char *after, const char *cmd,
 		   const char *const *expect, const char *why);
+
+/* The SR-IOV part of the plan (core/sriov.c): a unit that creates the
+ * virtual functions h->hp->vfs need at boot and hands them to vfio-pci,
+ * and the driver's parameter for the VF count.  Refuses a PF whose VFs
+ * are in use by the host.  Returns 0 or a negative code with err. */
+int vw_sriov_plan(struct vw_host *h, struct vw_err *err);
+/* Only the refusal of vw_sriov_plan(), for plans that choose no VF. */
+int vw_sriov_check_pfs(const struct vw_host *h, struct vw_err *err);
 
 /* Common pieces of the systemd-boot family (boot_systemd.c): the ESP's
  * entries directory ("boot/efi/loader/entries"...) or NULL; edit every

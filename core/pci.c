@@ -135,6 +135,7 @@ static void read_caps(struct pci_dev *p, struct vw_pci_dev *d)
 	if (cap)
 		d->pcie_type = (enum vw_pcie_type)((pci_read_word(p, cap->addr + PCI_EXP_FLAGS) &
 						    PCI_EXP_FLAGS_TYPE) >> 4);
+	d->sriov_cap = pci_find_cap(p, PCI_EXT_CAP_ID_SRIOV, PCI_CAP_EXTENDED) != NULL;
 	cap = pci_find_cap(p, PCI_EXT_CAP_ID_ACS, PCI_CAP_EXTENDED);
 	if (cap) {
 		d->has_acs = true;
@@ -400,6 +401,7 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 
 	link_parents(f, parents);
 	free(parents);
+	vw_probe_sriov(f, sr);
 	assign_roles(f);
 	build_groups(f, sr);
 	return 0;

@@ -245,6 +245,38 @@ void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_
 	case VW_ROLE_OTHER:
 		break;
 	}
+	vw_sharing_text(out, f, d);
+}
+
+void vw_sharing_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d)
+{
+	const char *sep = d->role == VW_ROLE_OTHER ? "" : ", ";
+
+	if (d->vf) {
+		/* TRANSLATORS: N, the PF's address: "virtual function 3 of 0000:00:02.0" */
+		vw_buf_printf(out, _("%svirtual function %d of %s"), sep, d->vf_index + 1, f->devs[d->physfn].addr);
+		sep = ", ";
+	} else if (d->sriov_total > 0) {
+		/* TRANSLATORS: "SR-IOV: 7 of 7 virtual functions enabled" */
+		vw_buf_printf(out, _("%sSR-IOV: %d of %d virtual functions enabled"), sep, d->sriov_num, d->sriov_total);
+		sep = ", ";
+	}
+	if (d->nmdev_types) {
+		vw_buf_printf(out, ngettext("%s%zu mediated device type", "%s%zu mediated device types",
+					    d->nmdev_types), sep, d->nmdev_types);
+		sep = ", ";
+	}
+	if (d->vgpu_types && *d->vgpu_current) {
+		/* TRANSLATORS: an NVIDIA vGPU type id, as the driver lists it */
+		vw_buf_printf(out, _("%svGPU type %s"), sep, d->vgpu_current);
+	} else if (d->vgpu_types) {
+		size_t n = 0;
+
+		while (d->vgpu_types[n])
+			n++;
+		vw_buf_printf(out, ngettext("%s%zu vGPU type can be created", "%s%zu vGPU types can be created", n),
+			      sep, n);
+	}
 }
 
 static void text_dev(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d)
@@ -317,6 +349,47 @@ static const char *pcie_name(enum vw_pcie_type t)
 	return "unknown";
 }
 
+/* SR-IOV, mdev and vGPU keys (docs/json-schema.md). */
+static void json_sharing(struct vw_json *j, const struct vw_facts *f, const struct vw_pci_dev *d)
+{
+	if (d->sriov_total > 0) {
+		vw_json_obj_begin(j, "sriov");
+		vw_json_int(j, "total_vfs", d->sriov_total);
+		vw_json_int(j, "enabled_vfs", d->sriov_num);
+		vw_json_tri(j, "drivers_autoprobe", d->sriov_autoprobe);
+		vw_json_arr_begin(j, "vfs");
+		for (size_t k = 0; k < d->nvfs; k++)
+			vw_json_str(j, NULL, f->devs[d->vfs[k]].addr);
+		vw_json_arr_end(j);
+		vw_json_obj_end(j);
+	} else {
+		vw_json_null(j, "sriov");
+	}
+	vw_json_str(j, "physfn", d->vf ? f->devs[d->physfn].addr : NULL);
+	vw_json_arr_begin(j, "mdev_types");
+	for (size_t k = 0; k < d->nmdev_types; k++) {
+		const struct vw_mdev_type *t = &d->mdev_types[k];
+
+		vw_json_obj_begin(j, NULL);
+		vw_json_str(j, "id", t->id);
+		vw_json_str(j, "name", t->name);
+		vw_json_str(j, "description", t->description);
+		vw_json_str(j, "device_api", t->device_api);
+		vw_json_int(j, "available", t->available);
+		vw_json_obj_end(j);
+	}
+	vw_json_arr_end(j);
+	if (d->vgpu_types) {
+		vw_json_arr_begin(j, "vgpu_types");
+		for (size_t k = 0; d->vgpu_types[k]; k++)
+			vw_json_str(j, NULL, d->vgpu_types[k]);
+		vw_json_arr_end(j);
+	} else {
+		vw_json_null(j, "vgpu_types");
+	}
+	vw_json_str(j, "vgpu_current", d->vgpu_types ? d->vgpu_current : NULL);
+}
+
 static void json_dev(struct vw_json *j, const struct vw_facts *f, const struct vw_pci_dev *d)
 {
 	vw_json_obj_begin(j, NULL);
@@ -349,6 +422,7 @@ static void json_dev(struct vw_json *j, const struct vw_facts *f, const struct v
 	} else {
 		vw_json_null(j, "acs");
 	}
+	json_sharing(j, f, d);
 	vw_json_str(j, "note", d->note);
 	vw_json_obj_end(j);
 }

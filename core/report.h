@@ -22,5 +22,9 @@ const char *vw_severity_tag(enum vw_severity s);
 const char *vw_verdict_text(enum vw_group_verdict v);
 /* Translated role label for a device line ("GPU", "companion of 0000:01:00.0"). */
 void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d);
+/* What lets the function be shared (SR-IOV PF or VF, mdev types, NVIDIA
+ * vGPU types), appended after ", " (or alone for a function with no role);
+ * nothing when it has none.  vw_role_text() ends with it. */
+void vw_sharing_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d);
 
 #endif

@@ -125,9 +125,11 @@ int vw_template_expand(struct vw_buf *out, const char *text, size_t len,
 
 /* ---- slots --------------------------------------------------------------- */
 
+/* A VF is a device of its own in the guest, never a function of its PF's
+ * or a sibling VF's slot. */
 static bool same_slot(const struct vw_pci_dev *d, const struct vw_vm_slot *s)
 {
-	return d->domain == s->domain && d->bus == s->bus && d->dev == s->dev;
+	return !d->vf && !s->vf && d->domain == s->domain && d->bus == s->bus && d->dev == s->dev;
 }
 
 size_t vw_vm_slots(const struct vw_facts *f, const struct vw_unit *u, struct vw_vm_slot **slots)
@@ -152,12 +154,14 @@ size_t vw_vm_slots(const struct vw_facts *f, const struct vw_unit *u, struct vw_
 			s->domain = d->domain;
 			s->bus = d->bus;
 			s->dev = d->dev;
+			s->vf = d->vf;
 		}
 		s->devs = vw_xreallocarray(s->devs, s->ndevs + 1, sizeof(int));
 		s->devs[s->ndevs++] = u->m[i].dev;
 		if (vw_dev_is_display(d)) {
 			s->gpu = true;
-			if ((d->class_code >> 8) == 0x0300)
+			/* A VF is never the guest's VGA: no legacy VGA ranges. */
+			if ((d->class_code >> 8) == 0x0300 && !d->vf)
 				s->vga = true;
 			if (d->vendor == 0x10de)
 				s->nvidia = true;
@@ -178,7 +182,7 @@ size_t vw_vm_slots(const struct vw_facts *f, const struct vw_unit *u, struct vw_
 		for (size_t i = 0; i < f->ndevs; i++)
 			if (same_slot(&f->devs[i], &v[k]))
 				host++;
-		v[k].all_functions = host == v[k].ndevs;
+		v[k].all_functions = !v[k].vf && host == v[k].ndevs;
 	}
 	*slots = v;
 	return n;

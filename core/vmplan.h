@@ -78,6 +78,7 @@ struct vw_vm_slot {
 	bool gpu;		/* holds a display-class function */
 	bool vga;		/* holds a VGA-compatible function (0300) */
 	bool nvidia;		/* holds an NVIDIA display function */
+	bool vf;		/* an SR-IOV virtual function, alone in its slot */
 };
 
 /* Group the unit's members by slot, in address order.  Returns the count;

@@ -57,6 +57,10 @@
  *   link=genGxW       link capability (gen3x1), linksta=genGxW current state
  *   acs=CAP:CTRL      ACS extended capability (cap and control registers)
  *   secbus=N          secondary bus of a bridge with nothing behind it
+ *   sriov=TOTAL       an SR-IOV physical function: sriov_totalvfs, sriov_numvfs
+ *                     (the VFs that name it), sriov_drivers_autoprobe
+ *   vf_of=BDF         a virtual function of that PF (described above): its
+ *                     physfn link and the PF's virtfnN link, N in order
  *   slot=NAME         the card's physical slot, on its function 0
  *                     (sys/bus/pci/slots/NAME/address = DDDD:BB:SS)
  *   cfgsize=256|4096  config space size (default 4096 PCIe, 256 conventional)
@@ -202,6 +206,8 @@ struct dev {
 	unsigned acs_cap, acs_ctrl;
 	int cfgsize, config_len, mf;
 	int secbus, subbus, nchild;
+	int sriov_total, sriov_num;	/* a PF */
+	int vf_of, vf_n;		/* a VF: index of its PF, N of virtfnN */
 	char *omit;			/* ",irq,config," */
 	struct kv *raw;
 	int nraw;
@@ -500,6 +506,7 @@ static void parse_dev(struct host *h, char **tok, int n, int line)
 	d = APPEND(h->devs, h->ndevs);
 	d->line = line;
 	d->parent = -1;
+	d->vf_of = -1;
 	d->group = d->bootvga = d->pcie = d->d3cold = d->enable = -1;
 	d->numa = -1;
 	d->irq = -1;
@@ -567,6 +574,15 @@ static void parse_dev(struct host *h, char **tok, int n, int line)
 			d->has_acs = true;
 		} else if (!strcmp(k, "secbus")) {
 			d->secbus = parse_num(v, 0, 0xff, "secbus", line);
+		} else if (!strcmp(k, "sriov")) {
+			d->sriov_total = parse_num(v, 10, 4096, "sriov", line);
+		} else if (!strcmp(k, "vf_of")) {
+			d->vf_of = find_dev(h, v);
+			if (d->vf_of < 0 || !h->devs[d->vf_of].sriov_total)
+				bad(line, "vf_of %s is not a PF (sriov=N) described above", v);
+			d->vf_n = h->devs[d->vf_of].sriov_num++;
+			if (d->vf_n >= h->devs[d->vf_of].sriov_total)
+				bad(line, "%s has more VFs than its sriov=%d", v, h->devs[d->vf_of].sriov_total);
 		} else if (!strcmp(k, "slot")) {
 			if (!*v || strchr(v, '/') || *v == '.')
 				bad(line, "bad slot name \"%s\"", v);
@@ -1378,6 +1394,19 @@ static void write_dev(struct host *h, struct dev *d)
 
 		attr_link(dfd, d, "iommu_group", g);
 		free(g);
+	}
+	if (d->sriov_total) {
+		attr(dfd, d, "sriov_totalvfs", 0444, "%d\n", d->sriov_total);
+		attr(dfd, d, "sriov_numvfs", 0644, "%d\n", d->sriov_num);
+		attr(dfd, d, "sriov_drivers_autoprobe", 0644, "1\n");
+	}
+	if (d->vf_of >= 0) {
+		struct dev *pf = &h->devs[d->vf_of];
+		char *l = xasprintf("%s/virtfn%d", pf->path, d->vf_n);
+
+		attr_link(dfd, d, "physfn", pf->path);
+		link_rel(l, d->path);
+		free(l);
 	}
 	close(dfd);
 

@@ -135,11 +135,19 @@ static void show_checks(struct vw_buf *out, const struct vw_hostplan *hp)
 
 static void show_header(struct vw_buf *out, const struct planned *p)
 {
-	vw_buf_printf(out, _("Devices for vfio-pci (%s):"),
-		      p->info.hp.by_address ? _("by address") : _("by id"));
-	for (size_t i = 0; i < p->info.hp.ndevs; i++)
-		vw_buf_printf(out, " %s", p->f.devs[p->info.hp.devs[i]].addr);
-	vw_buf_addc(out, '\n');
+	if (p->info.hp.ndevs) {
+		vw_buf_printf(out, _("Devices for vfio-pci (%s):"),
+			      p->info.hp.by_address ? _("by address") : _("by id"));
+		for (size_t i = 0; i < p->info.hp.ndevs; i++)
+			vw_buf_printf(out, " %s", p->f.devs[p->info.hp.devs[i]].addr);
+		vw_buf_addc(out, '\n');
+	}
+	if (p->info.hp.nvfs) {
+		vw_buf_adds(out, _("Virtual functions for vfio-pci (at boot, by vfiowiz-sriov.service):"));
+		for (size_t i = 0; i < p->info.hp.nvfs; i++)
+			vw_buf_printf(out, " %s", p->f.devs[p->info.hp.vfs[i]].addr);
+		vw_buf_addc(out, '\n');
+	}
 	vw_buf_printf(out, _("Bootloader: %s; initramfs: %s\n\n"),
 		      p->info.hp.boot ? p->info.hp.boot->name : _("none"),
 		      p->info.hp.irfs ? p->info.hp.irfs->name : _("none"));

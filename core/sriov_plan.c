@@ -1,0 +1,171 @@
+/* sriov_plan.c - the host plan for SR-IOV virtual functions.
+ *
+ * A VF exists only after its PF's driver has made it (i915 makes the UHD
+ * 770's seven VFs about 4.6 s after boot), so nothing in the initramfs can
+ * bind it: a oneshot unit of ours waits for the PF's driver, sets
+ * sriov_numvfs when the driver did not (i915.max_vfs, xe.max_vfs), and
+ * hands the chosen VFs to vfio-pci by driver_override, before libvirt or
+ * Proxmox start their guests.  The PF stays with its host driver. */
+#include "hostplan.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char header[] = "# Written by vfiowiz (GPU passthrough); 'vfiowiz undo' takes it back.\n";
+
+/* Drivers that take the VF count as a module parameter. */
+static const struct {
+	const char *driver, *param;
+} count_params[] = {
+	{ "i915", "i915.max_vfs" },
+	{ "xe", "xe.max_vfs" },
+};
+
+static const char *count_param(const struct vw_pci_dev *pf)
+{
+	for (size_t i = 0; i < VW_ARRAY_SIZE(count_params); i++)
+		if (!strcmp(pf->driver, count_params[i].driver))
+			return count_params[i].param;
+	return NULL;
+}
+
+/* A PF whose VFs the host uses cannot go: unbinding its driver takes the
+ * VFs away from whatever holds them. */
+static int check_pfs(const struct vw_host *h, struct vw_err *err)
+{
+	const struct vw_facts *f = h->f;
+
+	for (size_t i = 0; i < h->hp->ndevs; i++) {
+		const struct vw_pci_dev *pf = &f->devs[h->hp->devs[i]];
+		size_t used = 0;
+
+		for (size_t k = 0; k < pf->nvfs; k++)
+			used += *f->devs[pf->vfs[k]].driver && strcmp(f->devs[pf->vfs[k]].driver, "vfio-pci");
+		if (used)
+			return vw_err_set(err, -EBUSY,
+					  ngettext("%s has %zu virtual function in use on this host: giving the PF to a VM takes it away. Choose virtual functions instead, or set its sriov_numvfs to 0 first",
+						   "%s has %zu virtual functions in use on this host: giving the PF to a VM takes them away. Choose virtual functions instead, or set its sriov_numvfs to 0 first",
+						   used),
+					  pf->addr, used);
+	}
+	return 0;
+}
+
+static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
+{
+	vw_buf_printf(b, "pf=/sys/bus/pci/devices/%s\n", pf->addr);
+	vw_buf_printf(b, "want=%d\n", want);
+	vw_buf_adds(b,
+		    "# The PF's driver makes VFs possible: wait for it (at most a minute).\n"
+		    "i=0\n"
+		    "while ! [ -e \"$pf/driver\" ] || ! [ -e \"$pf/sriov_numvfs\" ]; do\n"
+		    "\ti=$((i + 1))\n"
+		    "\tif [ \"$i\" -gt 60 ]; then\n"
+		    "\t\techo \"vfiowiz-sriov: $pf has no driver: no virtual functions\" >&2\n"
+		    "\t\texit 1\n"
+		    "\tfi\n"
+		    "\tsleep 1\n"
+		    "done\n"
+		    "have=$(cat \"$pf/sriov_numvfs\")\n"
+		    "if [ \"$have\" -lt \"$want\" ]; then\n"
+		    "\t# The count changes only through 0.\n"
+		    "\t[ \"$have\" -eq 0 ] || echo 0 > \"$pf/sriov_numvfs\"\n"
+		    "\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
+		    "fi\n");
+}
+
+int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
+{
+	static const char *const post[] = { "systemctl daemon-reload",
+					    "systemctl enable vfiowiz-sriov.service", NULL };
+	const struct vw_facts *f = h->f;
+	struct vw_buf s = VW_BUF_INIT, u = VW_BUF_INIT;
+	int r;
+
+	r = check_pfs(h, err);
+	if (r < 0 || !h->hp->nvfs)
+		return r;
+
+	vw_buf_adds(&s, "#!/bin/sh\n");
+	vw_buf_adds(&s, header);
+	vw_buf_adds(&s, "# Run at boot by vfiowiz-sriov.service: make the SR-IOV virtual functions\n"
+			"# and hand the chosen ones to vfio-pci; their PF stays with its driver.\n"
+			"set -u\n"
+			"modprobe vfio-pci || exit 1\n");
+	for (size_t i = 0; i < h->hp->nvfs; i++) {
+		const struct vw_pci_dev *vf = &f->devs[h->hp->vfs[i]];
+		const struct vw_pci_dev *pf = &f->devs[vf->physfn];
+		int want = vf->vf_index + 1;
+		const char *param;
+		bool first = true;
+
+		/* One PF block, for its first chosen VF: the count is the highest
+		 * chosen VF and never less than what is enabled now. */
+		for (size_t k = 0; k < i; k++)
+			first = first && f->devs[h->hp->vfs[k]].physfn != vf->physfn;
+		if (!first)
+			continue;
+		for (size_t k = i; k < h->hp->nvfs; k++)
+			if (f->devs[h->hp->vfs[k]].physfn == vf->physfn && f->devs[h->hp->vfs[k]].vf_index + 1 > want)
+				want = f->devs[h->hp->vfs[k]].vf_index + 1;
+		if (pf->sriov_num > want)
+			want = pf->sriov_num;
+		script_pf(&s, pf, want);
+		param = count_param(pf);
+		if (param) {
+			char num[16];
+
+			snprintf(num, sizeof(num), "%d", want);
+			vw_kedits_add(&h->kedits, VW_KOP_SET, param, num,
+				      N_("the GPU's driver makes this many SR-IOV virtual functions at boot"));
+		}
+	}
+	vw_buf_adds(&s, "for dev in");
+	for (size_t i = 0; i < h->hp->nvfs; i++)
+		vw_buf_printf(&s, " %s", f->devs[h->hp->vfs[i]].addr);
+	vw_buf_adds(&s, "; do\n"
+			"\tsys=/sys/bus/pci/devices/$dev\n"
+			"\tif ! [ -e \"$sys\" ]; then\n"
+			"\t\techo \"vfiowiz-sriov: $dev did not appear\" >&2\n"
+			"\t\tcontinue\n"
+			"\tfi\n"
+			"\techo vfio-pci > \"$sys/driver_override\"\n"
+			"\tif [ -e \"$sys/driver\" ] && ! [ \"$sys/driver\" -ef /sys/bus/pci/drivers/vfio-pci ]; then\n"
+			"\t\techo \"$dev\" > \"$sys/driver/unbind\"\n"
+			"\tfi\n"
+			"\t[ -e \"$sys/driver\" ] || echo \"$dev\" > /sys/bus/pci/drivers_probe\n"
+			"done\n");
+
+	vw_buf_adds(&u, header);
+	vw_buf_printf(&u, "[Unit]\n"
+			  "Description=vfiowiz: SR-IOV virtual functions for passthrough\n"
+			  "After=systemd-modules-load.service\n"
+			  "Before=libvirtd.service virtqemud.service pve-guests.service\n"
+			  "\n"
+			  "[Service]\n"
+			  "Type=oneshot\n"
+			  "RemainAfterExit=yes\n"
+			  "ExecStart=/%s\n"
+			  "\n"
+			  "[Install]\n"
+			  "WantedBy=multi-user.target\n", VW_SRIOV_SCRIPT);
+
+	r = vw_host_put(h, VW_SRIOV_SCRIPT, s.data, 0755,
+			N_("Make the SR-IOV virtual functions at boot and hand the chosen ones to vfio-pci by address"),
+			NULL, err);
+	if (r >= 0)
+		r = vw_host_put(h, VW_SRIOV_UNIT, u.data, 0644,
+				N_("Run the virtual-function script at every boot, before the VMs start"), post, err);
+	if (r >= 0)
+		vw_host_note(h, _("The chosen virtual functions exist only once their GPU's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
+	vw_buf_done(&s);
+	vw_buf_done(&u);
+	return r < 0 ? r : 0;
+}
+
+int vw_sriov_check_pfs(const struct vw_host *h, struct vw_err *err)
+{
+	return check_pfs(h, err);
+}

@@ -1,0 +1,199 @@
+/* test-sriov.c - SR-IOV virtual functions, mdev and vGPU types: facts from
+ * sysfs, the groups report, and the plan (a VF is bound by our unit at
+ * boot, never by early binding; a PF whose VFs are in use is refused; a VF
+ * is a guest device of its own). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "testutil.h"
+
+#include "answers.h"
+#include "facts.h"
+#include "plan.h"
+#include "report.h"
+#include "sysroot.h"
+
+struct host {
+	char *root;
+	struct vw_sysroot *sr;
+	struct vw_facts f;
+};
+
+static bool host_open(struct host *h, const char *name)
+{
+	struct vw_err err = { 0 };
+
+	h->root = tu_host(name);
+	if (!h->root)
+		return false;
+	assert_int_equal(vw_sysroot_open(&h->sr, h->root, &err), 0);
+	assert_int_equal(vw_facts_probe(&h->f, h->sr, &err), 0);
+	return true;
+}
+
+static void host_close(struct host *h)
+{
+	vw_facts_done(&h->f);
+	vw_sysroot_free(h->sr);
+	free(h->root);
+}
+
+static const struct vw_pci_dev *dev(const struct host *h, const char *addr)
+{
+	int i = vw_facts_find_dev(&h->f, addr);
+
+	assert_true(i >= 0);
+	return &h->f.devs[i];
+}
+
+static void test_facts(void **state)
+{
+	struct host h;
+	const struct vw_pci_dev *pf, *vf;
+
+	(void)state;
+	if (!host_open(&h, "z790-igpu-sriov"))
+		skip();
+	pf = dev(&h, "0000:00:02.0");
+	assert_int_equal(pf->sriov_total, 7);
+	assert_int_equal(pf->sriov_num, 7);
+	assert_int_equal(pf->sriov_autoprobe, 1);
+	assert_int_equal(pf->nvfs, 7);
+	assert_false(pf->vf);
+	for (size_t k = 0; k < pf->nvfs; k++) {
+		vf = &h.f.devs[pf->vfs[k]];
+		assert_true(vf->vf);
+		assert_ptr_equal(&h.f.devs[vf->physfn], pf);
+		assert_int_equal(vf->vf_index, (int)k);
+		/* A VF shares no slot with its PF or its siblings. */
+		assert_false(vw_dev_same_slot(vf, pf));
+		assert_true(vw_dev_same_slot(vf, vf));
+		assert_int_equal(vf->role, VW_ROLE_GPU);
+		assert_int_equal(vf->gpu, -1);
+		assert_int_equal(vf->sriov_total, 0);
+	}
+	vf = dev(&h, "0000:00:02.3");
+	assert_int_equal(vf->vf_index, 2);
+	/* The 4090's audio still goes with its GPU: ordinary slots are untouched. */
+	assert_int_equal(dev(&h, "0000:01:00.1")->role, VW_ROLE_COMPANION);
+	/* Each VF in a group of its own, judged isolated. */
+	for (size_t g = 0; g < h.f.ngroups; g++)
+		if (h.f.groups[g].ndevs == 1 && h.f.devs[h.f.groups[g].devs[0]].vf)
+			assert_int_equal(h.f.groups[g].verdict, VW_GROUP_ISOLATED);
+	host_close(&h);
+
+	if (!host_open(&h, "z790-igpu-sriov-novfs"))
+		skip();
+	pf = dev(&h, "0000:00:02.0");
+	assert_int_equal(pf->sriov_total, 7);
+	assert_int_equal(pf->sriov_num, 0);
+	assert_int_equal(pf->nvfs, 0);
+	host_close(&h);
+
+	/* A host without SR-IOV: nothing set, nothing allocated. */
+	if (!host_open(&h, "amd-desktop"))
+		skip();
+	for (size_t i = 0; i < h.f.ndevs; i++) {
+		assert_false(h.f.devs[i].vf);
+		assert_int_equal(h.f.devs[i].sriov_total, 0);
+		assert_null(h.f.devs[i].vgpu_types);
+	}
+	host_close(&h);
+}
+
+static void test_report(void **state)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "z790-igpu-sriov"))
+		skip();
+	vw_report_groups_text(&b, &h.f, false);
+	assert_non_null(strstr(b.data, "GPU, boot display, SR-IOV: 7 of 7 virtual functions enabled"));
+	assert_non_null(strstr(b.data, "GPU, virtual function 3 of 0000:00:02.0"));
+	vw_buf_done(&b);
+	vw_report_groups_json(&b, &h.f, false);
+	assert_non_null(strstr(b.data, "\"physfn\": \"0000:00:02.0\""));
+	assert_non_null(strstr(b.data, "total_vfs"));
+	vw_buf_done(&b);
+	host_close(&h);
+}
+
+static int plan_for(struct host *h, const char *answers, struct vw_plan *plan, struct vw_plan_info *pi,
+		    struct vw_err *err)
+{
+	struct vw_choices c;
+	int r;
+
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(vw_answers_parse(&c, answers, strlen(answers), "a.conf", err), 0);
+	vw_plan_init(plan);
+	memset(pi, 0, sizeof(*pi));
+	r = vw_plan_build_all(plan, h->sr, &h->f, &c, pi, err);
+	vw_choices_done(&c);
+	return r;
+}
+
+static const struct vw_change *change_of(const struct vw_plan *p, const char *path)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].path, path))
+			return &p->v[i];
+	return NULL;
+}
+
+static void test_plan_vf(void **state)
+{
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_change *ch;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "z790-igpu-sriov"))
+		skip();
+	assert_int_equal(plan_for(&h, "devices = {\"0000:00:02.1\", \"0000:00:02.3\"}\n"
+				      "vm {\n name = \"w\"\n}\n", &plan, &pi, &err), 0);
+	/* No early binding at all: the VFs do not exist then. */
+	assert_int_equal(pi.hp.ndevs, 0);
+	assert_int_equal(pi.hp.nvfs, 2);
+	assert_null(change_of(&plan, "etc/modprobe.d/vfiowiz.conf"));
+	assert_null(change_of(&plan, "etc/initramfs-tools/modules"));
+	ch = change_of(&plan, VW_SRIOV_SCRIPT);
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "pf=/sys/bus/pci/devices/0000:00:02.0\nwant=7\n"));
+	assert_non_null(strstr(ch->new_data, "for dev in 0000:00:02.1 0000:00:02.3; do"));
+	/* The PF is never handed over. */
+	assert_null(strstr(ch->new_data, "0000:00:02.0 "));
+	assert_non_null(change_of(&plan, VW_SRIOV_UNIT));
+	/* Each VF is a device of its own in the guest, not functions of one. */
+	ch = change_of(&plan, VW_LIBVIRT_DIR "/w.xml");
+	assert_non_null(ch);
+	assert_null(strstr(ch->new_data, "multifunction"));
+	assert_non_null(strstr(ch->new_data, "function=\"0x1\""));
+	assert_non_null(strstr(ch->new_data, "function=\"0x3\""));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+
+	/* The PF, with its seven VFs on i915: refused, whatever the opt-ins. */
+	assert_int_not_equal(plan_for(&h, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n",
+				      &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "7 virtual functions in use"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	host_close(&h);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_facts),
+		cmocka_unit_test(test_report),
+		cmocka_unit_test(test_plan_vf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
