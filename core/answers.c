@@ -354,6 +354,39 @@ static int v_acs(cfg_t *cfg, cfg_opt_t *opt)
 	return r;
 }
 
+bool vw_mdev_split(const char *s, char parent[16], const char **type)
+{
+	const char *eq = s ? strchr(s, '=') : NULL;
+	char addr[32];
+
+	if (!eq || (size_t)(eq - s) >= sizeof(addr) || !eq[1] || strlen(eq + 1) > 64)
+		return false;
+	memcpy(addr, s, (size_t)(eq - s));
+	addr[eq - s] = 0;
+	if (!parse_device(addr, parent, 16) || !strchr(parent, '.'))
+		return false;
+	for (const char *t = eq + 1; *t; t++)
+		if (!isalnum((unsigned char)*t) && !strchr("_.-", *t))
+			return false;
+	*type = eq + 1;
+	return true;
+}
+
+static int v_mdev(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("mdev", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *m = cfg_opt_getnstr(opt, i), *type;
+		char parent[16];
+
+		if (!vw_mdev_split(m, parent, &type))
+			return fail_at(cfg->line, _("bad element '%s' in 'mdev' (expected PARENT=TYPE, e.g. 0000:41:00.4=nvidia-558)"),
+				       m ? m : "");
+	}
+	return 0;
+}
+
 static int v_blacklist(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("blacklist", cfg->line, cfg_opt_size(opt)) < 0)
@@ -531,6 +564,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_STR("acs_override", "none", CFGF_NONE),
 	CFG_BOOL("allow_host_display", cfg_false, CFGF_NONE),
 	CFG_STR_LIST("blacklist", "{}", CFGF_NONE),
+	CFG_STR_LIST("mdev", "{}", CFGF_NONE),
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
 	CFG_SEC("access", access_opts, CFGF_NONE),
@@ -553,6 +587,7 @@ static const struct {
 	{ "acs_override", v_acs },
 	{ "allow_host_display", v_allow_display },
 	{ "blacklist", v_blacklist },
+	{ "mdev", v_mdev },
 	{ "test_boot", v_test_boot },
 	{ "vm", v_vm },
 	{ "vm|target", v_target },
@@ -594,6 +629,7 @@ void vw_choices_init(struct vw_choices *c)
 	c->keep_out = vw_xcalloc(1, sizeof(char *));
 	c->nvlink = vw_xcalloc(1, sizeof(char *));
 	c->blacklist = vw_xcalloc(1, sizeof(char *));
+	c->mdevs = vw_xcalloc(1, sizeof(char *));
 	c->iommu_pt = true;
 	c->vm.name = vw_xstrdup("");
 	c->vm.memory_mib = 8192;
@@ -625,6 +661,7 @@ void vw_choices_done(struct vw_choices *c)
 	vw_strv_free(c->keep_out);
 	vw_strv_free(c->nvlink);
 	vw_strv_free(c->blacklist);
+	vw_strv_free(c->mdevs);
 	free(c->vm.name);
 	free(c->vm.storage_path);
 	wipe_free(c->access.vnc_password);
@@ -654,6 +691,24 @@ static char **str_list(cfg_t *cfg, const char *name, size_t *n, bool canon_dev)
 			dup = dup || !strcmp(v[j], s);
 		if (!dup)
 			v[k++] = vw_xstrdup(s);
+	}
+	*n = k;
+	return v;
+}
+
+/* Canonical "PARENT=TYPE" elements, duplicates kept (two of a type). */
+static char **mdev_list(cfg_t *cfg, size_t *n)
+{
+	unsigned cnt = cfg_size(cfg, "mdev");
+	char **v = vw_xcalloc(cnt + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (unsigned i = 0; i < cnt; i++) {
+		const char *s = cfg_getnstr(cfg, "mdev", i), *type;
+		char parent[16];
+
+		if (vw_mdev_split(s, parent, &type))
+			v[k++] = vw_xasprintf("%s=%s", parent, type);
 	}
 	*n = k;
 	return v;
@@ -703,6 +758,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->allow_host_display = cfg_getbool(cfg, "allow_host_display");
 	vw_strv_free(c->blacklist);
 	c->blacklist = str_list(cfg, "blacklist", &c->nblacklist, false);
+	vw_strv_free(c->mdevs);
+	c->mdevs = mdev_list(cfg, &c->nmdevs);
 	c->test_boot = cfg_getbool(cfg, "test_boot");
 
 	c->vm.target = (enum vw_vm_target)enum_of(targets, cfg_getstr(vm, "target"));
@@ -737,6 +794,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->devices_line = seen_line("devices");
 	c->acs_line = seen_line("acs_override");
 	c->blacklist_line = seen_line("blacklist");
+	c->mdev_line = seen_line("mdev");
 	c->bootloader_line = seen_line("bootloader");
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
@@ -1005,7 +1063,10 @@ int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int
 		slot = !strchr(canon, '.');
 		for (size_t d = 0; d < f->ndevs; d++) {
 			const char *addr = f->devs[d].addr;
-			bool hit = slot ? (!strncmp(addr, canon, strlen(canon)) && addr[strlen(canon)] == '.')
+			/* A slot means its functions, never the VFs that happen
+			 * to share its address (they are chosen one by one). */
+			bool hit = slot ? (!strncmp(addr, canon, strlen(canon)) && addr[strlen(canon)] == '.' &&
+					   !f->devs[d].vf)
 					: !strcmp(addr, canon);
 			bool dup = false;
 
@@ -1032,6 +1093,64 @@ int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int
 	return 0;
 }
 
+/* Every mdev element names a function of this host that offers its type. */
+static int check_mdevs(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
+{
+	char where[300];
+
+	vw_choices_where(c, c->mdev_line, where, sizeof(where));
+	for (size_t i = 0; i < c->nmdevs; i++) {
+		const char *type;
+		char parent[16];
+		int d;
+		bool offered = false;
+
+		if (!vw_mdev_split(c->mdevs[i], parent, &type))
+			return vw_err_set(err, -EINVAL, _("%sbad element '%s' in 'mdev' (expected PARENT=TYPE, e.g. 0000:41:00.4=nvidia-558)"),
+					  where, c->mdevs[i]);
+		d = vw_facts_find_dev(f, parent);
+		if (d < 0)
+			return vw_err_set(err, -ENODEV, _("%sno PCI device %s on this host"), where, parent);
+		for (size_t k = 0; k < f->devs[d].nmdev_types && !offered; k++)
+			offered = !strcmp(f->devs[d].mdev_types[k].id, type);
+		if (!offered)
+			return vw_err_set(err, -ENODEV,
+					  _("%s%s offers no mediated device type %s (see its mdev_types in 'vfiowiz groups --json')"),
+					  where, parent, type);
+	}
+	/* Room: what is free now plus the mdevs of that type that exist
+	 * already (ours from an earlier apply) must cover the asks. */
+	for (size_t i = 0; i < c->nmdevs; i++) {
+		const struct vw_pci_dev *d;
+		const struct vw_mdev_type *t = NULL;
+		const char *type;
+		char parent[16];
+		long asked = 0, room;
+		int di;
+
+		vw_mdev_split(c->mdevs[i], parent, &type);
+		di = vw_facts_find_dev(f, parent);
+		d = &f->devs[di];
+		for (size_t k = 0; k < d->nmdev_types && !t; k++)
+			if (!strcmp(d->mdev_types[k].id, type))
+				t = &d->mdev_types[k];
+		if (t->available < 0)
+			continue;
+		for (size_t j = 0; j < c->nmdevs; j++)
+			asked += !strcmp(c->mdevs[j], c->mdevs[i]);
+		room = t->available;
+		for (size_t m = 0; m < f->nmdevs; m++)
+			room += f->mdevs[m].parent == di && !strcmp(f->mdevs[m].type, type);
+		if (asked > room)
+			return vw_err_set(err, -ENOSPC,
+					  ngettext("%s%s has room for %ld mediated device of type %s, and %ld are asked for",
+						   "%s%s has room for %ld mediated devices of type %s, and %ld are asked for",
+						   (unsigned long)room),
+					  where, parent, room, type, asked);
+	}
+	return 0;
+}
+
 int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
 {
 	int *idx;
@@ -1039,7 +1158,7 @@ int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struc
 	int r = vw_answers_devices(c, f, &idx, &n, err);
 
 	free(idx);
-	return r;
+	return r < 0 ? r : check_mdevs(c, f, err);
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -1104,6 +1223,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_printf(b, "allow_host_display = %s\n", yesno(c->allow_host_display));
 	vw_buf_adds(b, "blacklist = ");
 	put_list(b, c->blacklist);
+	vw_buf_adds(b, "mdev = ");
+	put_list(b, c->mdevs);
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
 
 	vw_buf_adds(b, "vm {\n");

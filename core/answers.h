@@ -93,6 +93,11 @@ struct vw_choices {
 	bool allow_host_display;
 	char **blacklist;	/* NULL-terminated module names to blacklist */
 	size_t nblacklist;
+	char **mdevs;		/* NULL-terminated "PARENT=TYPE": a mediated
+				   device (vGPU) of that type on that parent
+				   function for the VM, one per element
+				   (the same pair twice: two of them) */
+	size_t nmdevs;
 	bool test_boot;		/* one-shot test boot where supported */
 	struct vw_vm_choices vm;
 	struct vw_access_choices access;
@@ -103,6 +108,7 @@ struct vw_choices {
 	int devices_line;
 	int acs_line;
 	int blacklist_line;
+	int mdev_line;
 	int bootloader_line;
 	int initramfs_line;
 	int binding_line;
@@ -173,6 +179,10 @@ void vw_answers_format_progress(struct vw_buf *out, const struct vw_progress *p)
  * VNC password).  Returns 0 or a negative code with err set. */
 int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct vw_choices *c,
 		    struct vw_err *err);
+
+/* Split an element of mdevs into its canonical parent address (16 bytes)
+ * and its type (a pointer into s).  False when s is malformed. */
+bool vw_mdev_split(const char *s, char parent[16], const char **type);
 
 /* Stable names used in the file. */
 const char *vw_binding_name(enum vw_binding b);

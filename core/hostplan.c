@@ -432,7 +432,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	r = resolve_devs(hp, f, c, devs, ndevs, err);
 	if (r < 0)
 		return r;
-	if (!hp->ndevs && !hp->nvfs) {
+	if (!hp->ndevs && !hp->nvfs && !c->nmdevs) {
 		char where[300];
 
 		return vw_err_set(err, -EINVAL, _("%sno devices chosen: list them in 'devices'"),

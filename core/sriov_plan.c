@@ -7,6 +7,8 @@
  * hands the chosen VFs to vfio-pci by driver_override, before libvirt or
  * Proxmox start their guests.  The PF stays with its host driver. */
 #include "hostplan.h"
+#include "sha256.h"
+#include "vmplan.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -168,4 +170,74 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 int vw_sriov_check_pfs(const struct vw_host *h, struct vw_err *err)
 {
 	return check_pfs(h, err);
+}
+
+/* ---- mediated devices (vGPUs) ------------------------------------------- */
+
+void vw_mdev_uuid(const struct vw_choices *c, size_t k, char out[37])
+{
+	struct vw_sha256 s;
+	char hex[65], idx[32];
+	size_t o = 0;
+
+	vw_sha256_init(&s);
+	vw_sha256_add(&s, "vfiowiz-mdev", 13);
+	vw_sha256_add(&s, c->vm.name, strlen(c->vm.name) + 1);
+	snprintf(idx, sizeof(idx), "%ld/%zu", c->vm.vmid, k);
+	vw_sha256_add(&s, idx, strlen(idx) + 1);
+	vw_sha256_add(&s, c->mdevs[k], strlen(c->mdevs[k]));
+	vw_sha256_hex(&s, hex);
+	/* A name-based UUID: version 5 and the RFC 4122 variant bits. */
+	hex[12] = '5';
+	hex[16] = "89ab"[strtol((char[]){ hex[16], 0 }, NULL, 16) & 3];
+	for (size_t i = 0; i < 32; i++) {
+		if (i == 8 || i == 12 || i == 16 || i == 20)
+			out[o++] = '-';
+		out[o++] = hex[i];
+	}
+	out[o] = 0;
+}
+
+int vw_mdev_plan(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
+		 const struct vw_choices *c, struct vw_vm_info *info, struct vw_err *err)
+{
+	static const char *const tools[] = { "usr/sbin/mdevctl", "usr/bin/mdevctl", "sbin/mdevctl" };
+	bool have_tool = false;
+	int r;
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(tools); i++)
+		have_tool = have_tool || vw_sysroot_exists(sr, tools[i]);
+	for (size_t k = 0; k < c->nmdevs; k++) {
+		char parent[16], uuid[37], *path, *json;
+		const char *type;
+
+		vw_mdev_split(c->mdevs[k], parent, &type);
+		vw_mdev_uuid(c, k, uuid);
+		path = vw_xasprintf("etc/mdevctl.d/%s/%s", parent, uuid);
+		json = vw_xasprintf("{\n  \"mdev_type\": \"%s\",\n  \"start\": \"auto\",\n  \"attrs\": []\n}\n", type);
+		r = vw_plan_add_file(p, sr, path, json, strlen(json), 0644,
+				     N_("A mediated device (vGPU) for the VM, defined for mdevctl and made at every boot"),
+				     err);
+		free(path);
+		free(json);
+		if (r < 0)
+			return r;
+		vw_vm_info_note(info, _("The mediated device %s (%s on %s) is made at the next boot; to make it now: mdevctl start --uuid %s"),
+				uuid, type, parent, uuid);
+	}
+	for (size_t k = 0; k < c->nmdevs; k++) {
+		char parent[16];
+		const char *type;
+		int d;
+
+		vw_mdev_split(c->mdevs[k], parent, &type);
+		d = vw_facts_find_dev(f, parent);
+		if (d >= 0 && f->devs[d].vendor == 0x10de) {
+			vw_vm_info_note(info, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
+			break;
+		}
+	}
+	if (!have_tool)
+		vw_vm_info_note(info, _("mdevctl is not installed: install it (Debian, Ubuntu: apt install mdevctl) so the mediated devices are made at boot."));
+	return 0;
 }

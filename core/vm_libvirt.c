@@ -588,6 +588,43 @@ static int plan_hostdevs(xmlNode *root, const struct vw_vm_ctx *ctx, const struc
 	return 1;
 }
 
+/* The choices' mediated devices, by UUID (vw_mdev_uuid); libvirt gives
+ * them a guest address.  Returns 1 when the domain changed, else 0. */
+static int plan_mdevs(xmlNode *root, const struct vw_vm_ctx *ctx)
+{
+	xmlNode *devices = child(root, "devices");
+	int changed = 0;
+
+	for (size_t k = 0; k < ctx->choices->nmdevs; k++) {
+		char uuid[37];
+		bool have = false;
+		xmlNode *h, *src, *a;
+
+		vw_mdev_uuid(ctx->choices, k, uuid);
+		for (xmlNode *n = devices->children; n && !have; n = n->next) {
+			xmlChar *u;
+
+			if (!is_elem(n, "hostdev") || !(a = child(child(n, "source"), "address")))
+				continue;
+			u = xmlGetProp(a, XC("uuid"));
+			have = u && !xmlStrcmp(u, XC(uuid));
+			xmlFree(u);
+		}
+		if (have)
+			continue;
+		h = new_child(devices, insertion_point(devices), "hostdev");
+		xmlSetProp(h, XC("mode"), XC("subsystem"));
+		xmlSetProp(h, XC("type"), XC("mdev"));
+		xmlSetProp(h, XC("model"), XC("vfio-pci"));
+		xmlSetProp(h, XC("display"), XC("off"));
+		src = xmlNewChild(h, NULL, XC("source"), NULL);
+		a = xmlNewChild(src, NULL, XC("address"), NULL);
+		xmlSetProp(a, XC("uuid"), XC(uuid));
+		changed = 1;
+	}
+	return changed;
+}
+
 /* ---- output ------------------------------------------------------------------ */
 
 static bool has_password(xmlNode *n)
@@ -727,6 +764,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		rc = plan_hostdevs(root, ctx, slots, nslots, err);
 		if (rc < 0)
 			goto out;
+		plan_mdevs(root, ctx);
 	} else {
 		xmlNode *nm;
 		xmlChar *have;
@@ -753,6 +791,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		if (rc < 0)
 			goto out;
 		changed |= rc > 0;
+		changed |= plan_mdevs(root, ctx) > 0;
 		if (code43 && !code43_done(root)) {
 			if ((rc = add_code43(root, err)) < 0)
 				goto out;
@@ -830,6 +869,7 @@ const struct vw_vm_ops vw_vm_libvirt_ops = {
 	.host_vnc = true,
 	.nat_guest_net = true,
 	.uses_vmid = false,
+	.creates_mdevs = false,
 	.detect = libvirt_detect,
 	.plan = libvirt_plan,
 };

@@ -464,6 +464,46 @@ static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struc
 	return 0;
 }
 
+/* The choices' mediated devices: "hostpciN: PARENT,mdev=TYPE", Proxmox
+ * makes each when the VM starts.  An entry with the same value is ours from
+ * before (the same pair twice: two entries). */
+static int plan_mdev_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, bool pcie, struct vw_err *err)
+{
+	bool mine[VW_PVE_MAX_HOSTPCI] = { false };
+
+	for (size_t k = 0; k < ctx->choices->nmdevs; k++) {
+		char parent[16], key[16], *value;
+		const char *type;
+		int at = -1;
+
+		vw_mdev_split(ctx->choices->mdevs[k], parent, &type);
+		value = vw_xasprintf("%s,mdev=%s%s", parent, type, pcie ? ",pcie=1" : "");
+		for (int i = 0; i < VW_PVE_MAX_HOSTPCI && at < 0; i++) {
+			const char *v;
+
+			snprintf(key, sizeof(key), "hostpci%d", i);
+			v = conf_get(c, key);
+			if (v && !mine[i] && !strcmp(v, value))
+				at = i;
+		}
+		for (int i = 0; i < VW_PVE_MAX_HOSTPCI && at < 0; i++) {
+			snprintf(key, sizeof(key), "hostpci%d", i);
+			if (!conf_get(c, key))
+				at = i;
+		}
+		if (at < 0) {
+			free(value);
+			return vw_err_set(err, -ENOSPC, _("the VM has no free hostpci entry left (Proxmox allows %d)"),
+					  VW_PVE_MAX_HOSTPCI);
+		}
+		mine[at] = true;
+		snprintf(key, sizeof(key), "hostpci%d", at);
+		conf_set(c, key, value);
+		free(value);
+	}
+	return 0;
+}
+
 /* cpu: keep the type and its other options, set hidden=1. */
 static void plan_cpu_hidden(struct conf *c)
 {
@@ -731,6 +771,8 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 		vw_vm_info_note(info, _("VM %ld boots with SeaBIOS and keeps it: switching an installed guest to OVMF would leave it unbootable."),
 				vmid);
 	rc = plan_hostpci(&c, ctx, slots, nslots, q35, primary, err);
+	if (rc == 0)
+		rc = plan_mdev_hostpci(&c, ctx, q35, err);
 	if (rc < 0)
 		goto out;
 	if (code43)
@@ -836,6 +878,7 @@ const struct vw_vm_ops vw_vm_proxmox_ops = {
 	.host_vnc = false,
 	.nat_guest_net = false,
 	.uses_vmid = true,
+	.creates_mdevs = true,
 	.detect = pve_detect,
 	.plan = pve_plan,
 };

@@ -475,8 +475,16 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 	info->planned = true;
 	info->target = vm->target;
 	info->guest_os = vm->guest_os;
-	if (!u || u->n == 0)
+	if ((!u || u->n == 0) && !c->nmdevs)
 		return vw_err_set(err, -EINVAL, _("the VM needs at least one device: choose a GPU first"));
+	if (c->nmdevs) {
+		int r = vw_answers_check(c, f, err);
+
+		if (r == 0 && !ops->creates_mdevs)
+			r = vw_mdev_plan(p, sr, f, c, info, err);
+		if (r < 0)
+			return r;
+	}
 	if (!ops->detect(sr, f))
 		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
 		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),

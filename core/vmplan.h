@@ -139,6 +139,10 @@ struct vw_vm_ops {
 	bool nat_guest_net;
 	/* VMs are numbered (Proxmox's VMID): a VM can be named by number alone. */
 	bool uses_vmid;
+	/* The target makes the VM's mediated devices itself when the VM starts
+	 * (Proxmox's hostpci mdev=); false: they are defined on the host with
+	 * mdevctl, persistently, before the VM uses them (libvirt). */
+	bool creates_mdevs;
 	/* True when the host under sr runs this target. */
 	bool (*detect)(const struct vw_sysroot *sr, const struct vw_facts *f);
 	/* Add the VM's changes to p and fill info.  Returns 0 or a negative
@@ -146,6 +150,17 @@ struct vw_vm_ops {
 	int (*plan)(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm_info *info,
 		    struct vw_err *err);
 };
+
+/* The UUID of the k-th mediated device of the choices (c->mdevs[k]): a
+ * function of the choices, so planning twice gives the same file. */
+void vw_mdev_uuid(const struct vw_choices *c, size_t k, char out[37]);
+
+/* The host side of the choices' mediated devices for a target that does
+ * not make them itself: one mdevctl definition each (etc/mdevctl.d/PARENT/
+ * UUID, started at boot), and notes into info.  The elements were checked
+ * against the host (vw_answers_check).  Returns 0 or a negative code. */
+int vw_mdev_plan(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
+		 const struct vw_choices *c, struct vw_vm_info *info, struct vw_err *err);
 
 extern const struct vw_vm_ops vw_vm_libvirt_ops;
 extern const struct vw_vm_ops vw_vm_proxmox_ops;

@@ -3,6 +3,7 @@
  * boot, never by early binding; a PF whose VFs are in use is refused; a VF
  * is a guest device of its own). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,7 @@
 #include "plan.h"
 #include "report.h"
 #include "sysroot.h"
+#include "vmplan.h"
 
 struct host {
 	char *root;
@@ -136,6 +138,19 @@ static int plan_for(struct host *h, const char *answers, struct vw_plan *plan, s
 	return r;
 }
 
+/* For tests/validate-libvirt.sh (virt-xml-validate, virsh define). */
+static void keep_domain(const char *name, const struct vw_change *c)
+{
+	const char *b = getenv("top_builddir");
+	char *dir;
+
+	if (!b)
+		return;
+	dir = vw_xasprintf("%s/tests/out/vm-domains", b);
+	tu_write_bytes(dir, name, c->new_data, c->new_len);
+	free(dir);
+}
+
 static const struct vw_change *change_of(const struct vw_plan *p, const char *path)
 {
 	for (size_t i = 0; i < p->n; i++)
@@ -175,6 +190,7 @@ static void test_plan_vf(void **state)
 	assert_null(strstr(ch->new_data, "multifunction"));
 	assert_non_null(strstr(ch->new_data, "function=\"0x1\""));
 	assert_non_null(strstr(ch->new_data, "function=\"0x3\""));
+	keep_domain("sriov-vfs.xml", ch);
 	vw_plan_info_done(&pi);
 	vw_plan_done(&plan);
 
@@ -187,12 +203,94 @@ static void test_plan_vf(void **state)
 	host_close(&h);
 }
 
+static void test_mdev(void **state)
+{
+	static const char libvirt[] = "mdev = {\"0000:41:00.4=nvidia-701\", \"0000:41:00.5=nvidia-701\"}\n"
+				      "vm {\n name = \"ai\"\n guest_os = linux\n}\n";
+	struct vw_plan plan, again;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	struct vw_choices c;
+	const struct vw_change *ch, *ch2;
+	char uuid[37], path[128];
+	struct vw_buf b = VW_BUF_INIT;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "a100-vgpu"))
+		skip();
+	assert_int_equal(dev(&h, "0000:41:00.4")->nmdev_types, 7);
+	assert_string_equal(dev(&h, "0000:41:00.4")->mdev_types[2].id, "nvidia-701");
+	assert_string_equal(dev(&h, "0000:41:00.4")->mdev_types[2].name, "GRID A100D-10C");
+	assert_int_equal(dev(&h, "0000:41:00.4")->mdev_types[2].available, 1);
+
+	/* libvirt: one mdevctl definition each, the domain names them by UUID. */
+	assert_int_equal(plan_for(&h, libvirt, &plan, &pi, &err), 0);
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(vw_answers_parse(&c, libvirt, strlen(libvirt), "a.conf", &err), 0);
+	vw_mdev_uuid(&c, 0, uuid);
+	assert_int_equal(strlen(uuid), 36);
+	assert_int_equal(uuid[14], '5');
+	snprintf(path, sizeof(path), "etc/mdevctl.d/0000:41:00.4/%s", uuid);
+	ch = change_of(&plan, path);
+	assert_non_null(ch);
+	assert_string_equal(ch->new_data, "{\n  \"mdev_type\": \"nvidia-701\",\n  \"start\": \"auto\",\n  \"attrs\": []\n}\n");
+	ch = change_of(&plan, VW_LIBVIRT_DIR "/ai.xml");
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "type=\"mdev\" model=\"vfio-pci\""));
+	assert_non_null(strstr(ch->new_data, uuid));
+	keep_domain("mdev-vgpu.xml", ch);
+	/* No PCI function of the GPU is bound: the VFs stay with nvidia. */
+	assert_int_equal(pi.hp.ndevs + pi.hp.nvfs, 0);
+	assert_null(change_of(&plan, "etc/modprobe.d/vfiowiz.conf"));
+	/* Planned twice: the same UUIDs, the same bytes. */
+	{
+		struct vw_plan_info pi2;
+
+		assert_int_equal(plan_for(&h, libvirt, &again, &pi2, &err), 0);
+		ch2 = change_of(&again, VW_LIBVIRT_DIR "/ai.xml");
+		assert_non_null(ch2);
+		assert_string_equal(ch->new_data, ch2->new_data);
+		vw_plan_info_done(&pi2);
+		vw_plan_done(&again);
+	}
+	/* The answers file keeps them. */
+	vw_answers_format(&b, &c);
+	assert_non_null(strstr(b.data, "mdev = {'0000:41:00.4=nvidia-701', '0000:41:00.5=nvidia-701'}"));
+	vw_buf_done(&b);
+	vw_choices_done(&c);
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+
+	/* Refusals: an unknown type, more than the VF has room for, bad syntax. */
+	assert_int_not_equal(plan_for(&h, "mdev = {\"0000:41:00.4=nvidia-999\"}\nvm {\n name = \"ai\"\n}\n",
+				      &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "offers no mediated device type nvidia-999"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	assert_int_not_equal(plan_for(&h, "mdev = {\"0000:41:00.4=nvidia-701\", \"0000:41:00.4=nvidia-701\"}\n"
+					  "vm {\n name = \"ai\"\n}\n", &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "room for 1 mediated device of type nvidia-701, and 2"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	memset(&c, 0, sizeof(c));
+	{
+		static const char bad[] = "mdev = {\"0000:41:00.4\"}\n";
+
+		assert_int_not_equal(vw_answers_parse(&c, bad, strlen(bad), "a.conf", &err), 0);
+	}
+	assert_non_null(strstr(err.msg, "expected PARENT=TYPE"));
+	vw_choices_done(&c);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_facts),
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_plan_vf),
+		cmocka_unit_test(test_mdev),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -142,6 +142,12 @@ static void show_header(struct vw_buf *out, const struct planned *p)
 			vw_buf_printf(out, " %s", p->f.devs[p->info.hp.devs[i]].addr);
 		vw_buf_addc(out, '\n');
 	}
+	if (p->c.nmdevs) {
+		vw_buf_adds(out, _("Mediated devices (vGPUs) for the VM:"));
+		for (size_t i = 0; i < p->c.nmdevs; i++)
+			vw_buf_printf(out, " %s", p->c.mdevs[i]);
+		vw_buf_addc(out, '\n');
+	}
 	if (p->info.hp.nvfs) {
 		vw_buf_adds(out, _("Virtual functions for vfio-pci (at boot, by vfiowiz-sriov.service):"));
 		for (size_t i = 0; i < p->info.hp.nvfs; i++)
