@@ -372,6 +372,42 @@ bool vw_mdev_split(const char *s, char parent[16], const char **type)
 	return true;
 }
 
+bool vw_sriov_split(const char *s, char pf[16], int *count)
+{
+	const char *eq = s ? strchr(s, '=') : NULL;
+	char addr[32], *end;
+	long n;
+
+	if (!eq || (size_t)(eq - s) >= sizeof(addr))
+		return false;
+	memcpy(addr, s, (size_t)(eq - s));
+	addr[eq - s] = 0;
+	if (!parse_device(addr, pf, 16) || !strchr(pf, '.'))
+		return false;
+	errno = 0;
+	n = strtol(eq + 1, &end, 10);
+	if (errno || end == eq + 1 || *end || n < 1 || n > 4096)
+		return false;
+	*count = (int)n;
+	return true;
+}
+
+static int v_sriov(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("sriov_numvfs", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *m = cfg_opt_getnstr(opt, i);
+		char pf[16];
+		int n;
+
+		if (!vw_sriov_split(m, pf, &n))
+			return fail_at(cfg->line, _("bad element '%s' in 'sriov_numvfs' (expected PF=COUNT, e.g. 0000:00:02.0=7)"),
+				       m ? m : "");
+	}
+	return 0;
+}
+
 static int v_mdev(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("mdev", cfg->line, cfg_opt_size(opt)) < 0)
@@ -565,6 +601,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_BOOL("allow_host_display", cfg_false, CFGF_NONE),
 	CFG_STR_LIST("blacklist", "{}", CFGF_NONE),
 	CFG_STR_LIST("mdev", "{}", CFGF_NONE),
+	CFG_STR_LIST("sriov_numvfs", "{}", CFGF_NONE),
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
 	CFG_SEC("access", access_opts, CFGF_NONE),
@@ -588,6 +625,7 @@ static const struct {
 	{ "allow_host_display", v_allow_display },
 	{ "blacklist", v_blacklist },
 	{ "mdev", v_mdev },
+	{ "sriov_numvfs", v_sriov },
 	{ "test_boot", v_test_boot },
 	{ "vm", v_vm },
 	{ "vm|target", v_target },
@@ -630,6 +668,7 @@ void vw_choices_init(struct vw_choices *c)
 	c->nvlink = vw_xcalloc(1, sizeof(char *));
 	c->blacklist = vw_xcalloc(1, sizeof(char *));
 	c->mdevs = vw_xcalloc(1, sizeof(char *));
+	c->sriov = vw_xcalloc(1, sizeof(char *));
 	c->iommu_pt = true;
 	c->vm.name = vw_xstrdup("");
 	c->vm.memory_mib = 8192;
@@ -662,6 +701,7 @@ void vw_choices_done(struct vw_choices *c)
 	vw_strv_free(c->nvlink);
 	vw_strv_free(c->blacklist);
 	vw_strv_free(c->mdevs);
+	vw_strv_free(c->sriov);
 	free(c->vm.name);
 	free(c->vm.storage_path);
 	wipe_free(c->access.vnc_password);
@@ -714,6 +754,31 @@ static char **mdev_list(cfg_t *cfg, size_t *n)
 	return v;
 }
 
+/* Canonical "PF=N" elements; a PF given twice keeps its last count. */
+static char **sriov_list(cfg_t *cfg, size_t *n)
+{
+	unsigned cnt = cfg_size(cfg, "sriov_numvfs");
+	char **v = vw_xcalloc(cnt + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (unsigned i = 0; i < cnt; i++) {
+		char pf[16];
+		int num;
+		size_t j;
+
+		if (!vw_sriov_split(cfg_getnstr(cfg, "sriov_numvfs", i), pf, &num))
+			continue;
+		for (j = 0; j < k && strncmp(v[j], pf, strlen(pf)); j++)
+			;
+		if (j < k)
+			free(v[j]);
+		v[j] = vw_xasprintf("%s=%d", pf, num);
+		k += j == k;
+	}
+	*n = k;
+	return v;
+}
+
 static int enum_of(const char *const *words, const char *s)
 {
 	int i = word_index(words, s);
@@ -760,6 +825,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->blacklist = str_list(cfg, "blacklist", &c->nblacklist, false);
 	vw_strv_free(c->mdevs);
 	c->mdevs = mdev_list(cfg, &c->nmdevs);
+	vw_strv_free(c->sriov);
+	c->sriov = sriov_list(cfg, &c->nsriov);
 	c->test_boot = cfg_getbool(cfg, "test_boot");
 
 	c->vm.target = (enum vw_vm_target)enum_of(targets, cfg_getstr(vm, "target"));
@@ -795,6 +862,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->acs_line = seen_line("acs_override");
 	c->blacklist_line = seen_line("blacklist");
 	c->mdev_line = seen_line("mdev");
+	c->sriov_line = seen_line("sriov_numvfs");
 	c->bootloader_line = seen_line("bootloader");
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
@@ -1151,6 +1219,32 @@ static int check_mdevs(const struct vw_choices *c, const struct vw_facts *f, str
 	return 0;
 }
 
+/* Every sriov_numvfs element names an SR-IOV PF of this host that can
+ * make that many. */
+int vw_answers_check_sriov(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
+{
+	char where[300];
+
+	vw_choices_where(c, c->sriov_line, where, sizeof(where));
+	for (size_t i = 0; i < c->nsriov; i++) {
+		char pf[16];
+		int n, d;
+
+		if (!vw_sriov_split(c->sriov[i], pf, &n))
+			continue;
+		d = vw_facts_find_dev(f, pf);
+		if (d < 0)
+			return vw_err_set(err, -ENODEV, _("%sno PCI device %s on this host"), where, pf);
+		if (f->devs[d].sriov_total <= 0)
+			return vw_err_set(err, -ENODEV, _("%s%s cannot make SR-IOV virtual functions (no sriov_totalvfs: its driver does not offer them)"),
+					  where, pf);
+		if (n > f->devs[d].sriov_total)
+			return vw_err_set(err, -ERANGE, _("%s%s can make at most %d virtual functions, not %d"),
+					  where, pf, f->devs[d].sriov_total, n);
+	}
+	return 0;
+}
+
 int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
 {
 	int *idx;
@@ -1158,7 +1252,9 @@ int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struc
 	int r = vw_answers_devices(c, f, &idx, &n, err);
 
 	free(idx);
-	return r < 0 ? r : check_mdevs(c, f, err);
+	if (r == 0)
+		r = check_mdevs(c, f, err);
+	return r < 0 ? r : vw_answers_check_sriov(c, f, err);
 }
 
 /* ---- writing --------------------------------------------------------------- */
@@ -1225,6 +1321,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	put_list(b, c->blacklist);
 	vw_buf_adds(b, "mdev = ");
 	put_list(b, c->mdevs);
+	vw_buf_adds(b, "sriov_numvfs = ");
+	put_list(b, c->sriov);
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
 
 	vw_buf_adds(b, "vm {\n");

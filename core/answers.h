@@ -98,6 +98,10 @@ struct vw_choices {
 				   function for the VM, one per element
 				   (the same pair twice: two of them) */
 	size_t nmdevs;
+	char **sriov;		/* NULL-terminated "PF=N": make N SR-IOV virtual
+				   functions on that PF at every boot (its VFs
+				   can then be chosen in devices) */
+	size_t nsriov;
 	bool test_boot;		/* one-shot test boot where supported */
 	struct vw_vm_choices vm;
 	struct vw_access_choices access;
@@ -109,6 +113,7 @@ struct vw_choices {
 	int acs_line;
 	int blacklist_line;
 	int mdev_line;
+	int sriov_line;
 	int bootloader_line;
 	int initramfs_line;
 	int binding_line;
@@ -163,6 +168,9 @@ int vw_answers_load_sr(struct vw_choices *c, const struct vw_sysroot *sr, const 
  * 0000:09:00.0 on this host").  Returns 0 or -ENODEV. */
 int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err);
 
+/* Only the sriov_numvfs part of vw_answers_check(). */
+int vw_answers_check_sriov(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err);
+
 /* Resolve the device list to function indexes in facts (sorted, each once).
  * *idx is caller-freed (may be NULL when *n is 0).  Returns 0 or -ENODEV like
  * vw_answers_check. */
@@ -183,6 +191,8 @@ int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct v
 /* Split an element of mdevs into its canonical parent address (16 bytes)
  * and its type (a pointer into s).  False when s is malformed. */
 bool vw_mdev_split(const char *s, char parent[16], const char **type);
+/* The same for an element of sriov: the PF's address and the count. */
+bool vw_sriov_split(const char *s, char pf[16], int *count);
 
 /* Stable names used in the file. */
 const char *vw_binding_name(enum vw_binding b);

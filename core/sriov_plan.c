@@ -78,44 +78,76 @@ static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
 		    "fi\n");
 }
 
+/* The VF count each PF needs: the choices' sriov_numvfs, the highest
+ * chosen VF, and never fewer than are enabled now (a VM may use them). */
+struct pfwant {
+	int pf, want;
+};
+
+static void want_add(struct pfwant *w, size_t *n, int pf, int want)
+{
+	size_t k;
+
+	for (k = 0; k < *n && w[k].pf != pf; k++)
+		;
+	if (k == *n)
+		w[(*n)++] = (struct pfwant){ pf, 0 };
+	if (want > w[k].want)
+		w[k].want = want;
+}
+
 int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 {
 	static const char *const post[] = { "systemctl daemon-reload",
 					    "systemctl enable vfiowiz-sriov.service", NULL };
 	const struct vw_facts *f = h->f;
+	const struct vw_choices *c = h->c;
 	struct vw_buf s = VW_BUF_INIT, u = VW_BUF_INIT;
+	struct pfwant *w;
+	size_t nw = 0;
 	int r;
 
 	r = check_pfs(h, err);
-	if (r < 0 || !h->hp->nvfs)
+	if (r == 0)
+		r = vw_answers_check_sriov(c, f, err);
+	if (r < 0 || (!h->hp->nvfs && !c->nsriov))
 		return r;
+	w = vw_xcalloc(h->hp->nvfs + c->nsriov + 1, sizeof(*w));
+	for (size_t i = 0; i < c->nsriov; i++) {
+		char pf[16];
+		int n;
+
+		if (vw_sriov_split(c->sriov[i], pf, &n))
+			want_add(w, &nw, vw_facts_find_dev(f, pf), n);
+	}
+	for (size_t i = 0; i < h->hp->nvfs; i++) {
+		const struct vw_pci_dev *vf = &f->devs[h->hp->vfs[i]];
+
+		want_add(w, &nw, vf->physfn, vf->vf_index + 1);
+	}
 
 	vw_buf_adds(&s, "#!/bin/sh\n");
 	vw_buf_adds(&s, header);
 	vw_buf_adds(&s, "# Run at boot by vfiowiz-sriov.service: make the SR-IOV virtual functions\n"
 			"# and hand the chosen ones to vfio-pci; their PF stays with its driver.\n"
-			"set -u\n"
-			"modprobe vfio-pci || exit 1\n");
-	for (size_t i = 0; i < h->hp->nvfs; i++) {
-		const struct vw_pci_dev *vf = &f->devs[h->hp->vfs[i]];
-		const struct vw_pci_dev *pf = &f->devs[vf->physfn];
-		int want = vf->vf_index + 1;
-		const char *param;
-		bool first = true;
+			"set -u\n");
+	if (h->hp->nvfs)
+		vw_buf_adds(&s, "modprobe vfio-pci || exit 1\n");
+	for (size_t k = 0; k < nw; k++) {
+		const struct vw_pci_dev *pf = &f->devs[w[k].pf];
+		const char *param = count_param(pf);
+		int want = w[k].want > pf->sriov_num ? w[k].want : pf->sriov_num;
 
-		/* One PF block, for its first chosen VF: the count is the highest
-		 * chosen VF and never less than what is enabled now. */
-		for (size_t k = 0; k < i; k++)
-			first = first && f->devs[h->hp->vfs[k]].physfn != vf->physfn;
-		if (!first)
-			continue;
-		for (size_t k = i; k < h->hp->nvfs; k++)
-			if (f->devs[h->hp->vfs[k]].physfn == vf->physfn && f->devs[h->hp->vfs[k]].vf_index + 1 > want)
-				want = f->devs[h->hp->vfs[k]].vf_index + 1;
-		if (pf->sriov_num > want)
-			want = pf->sriov_num;
 		script_pf(&s, pf, want);
-		param = count_param(pf);
+		/* The running command line may ask for as many already; a
+		 * smaller count of ours after it would win and take VFs away. */
+		if (param) {
+			bool present = false;
+			const char *have = vw_cmdline_get(f->kernel.params, f->kernel.nparams, param, &present);
+
+			if (present && have && atoi(have) >= want)
+				param = NULL;
+		}
 		if (param) {
 			char num[16];
 
@@ -124,21 +156,24 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 				      N_("the GPU's driver makes this many SR-IOV virtual functions at boot"));
 		}
 	}
-	vw_buf_adds(&s, "for dev in");
-	for (size_t i = 0; i < h->hp->nvfs; i++)
-		vw_buf_printf(&s, " %s", f->devs[h->hp->vfs[i]].addr);
-	vw_buf_adds(&s, "; do\n"
-			"\tsys=/sys/bus/pci/devices/$dev\n"
-			"\tif ! [ -e \"$sys\" ]; then\n"
-			"\t\techo \"vfiowiz-sriov: $dev did not appear\" >&2\n"
-			"\t\tcontinue\n"
-			"\tfi\n"
-			"\techo vfio-pci > \"$sys/driver_override\"\n"
-			"\tif [ -e \"$sys/driver\" ] && ! [ \"$sys/driver\" -ef /sys/bus/pci/drivers/vfio-pci ]; then\n"
-			"\t\techo \"$dev\" > \"$sys/driver/unbind\"\n"
-			"\tfi\n"
-			"\t[ -e \"$sys/driver\" ] || echo \"$dev\" > /sys/bus/pci/drivers_probe\n"
-			"done\n");
+	free(w);
+	if (h->hp->nvfs) {
+		vw_buf_adds(&s, "for dev in");
+		for (size_t i = 0; i < h->hp->nvfs; i++)
+			vw_buf_printf(&s, " %s", f->devs[h->hp->vfs[i]].addr);
+		vw_buf_adds(&s, "; do\n"
+				"\tsys=/sys/bus/pci/devices/$dev\n"
+				"\tif ! [ -e \"$sys\" ]; then\n"
+				"\t\techo \"vfiowiz-sriov: $dev did not appear\" >&2\n"
+				"\t\tcontinue\n"
+				"\tfi\n"
+				"\techo vfio-pci > \"$sys/driver_override\"\n"
+				"\tif [ -e \"$sys/driver\" ] && ! [ \"$sys/driver\" -ef /sys/bus/pci/drivers/vfio-pci ]; then\n"
+				"\t\techo \"$dev\" > \"$sys/driver/unbind\"\n"
+				"\tfi\n"
+				"\t[ -e \"$sys/driver\" ] || echo \"$dev\" > /sys/bus/pci/drivers_probe\n"
+				"done\n");
+	}
 
 	vw_buf_adds(&u, header);
 	vw_buf_printf(&u, "[Unit]\n"
@@ -155,13 +190,16 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 			  "WantedBy=multi-user.target\n", VW_SRIOV_SCRIPT);
 
 	r = vw_host_put(h, VW_SRIOV_SCRIPT, s.data, 0755,
-			N_("Make the SR-IOV virtual functions at boot and hand the chosen ones to vfio-pci by address"),
+			h->hp->nvfs ? N_("Make the SR-IOV virtual functions at boot and hand the chosen ones to vfio-pci by address")
+				    : N_("Make the SR-IOV virtual functions at boot"),
 			NULL, err);
 	if (r >= 0)
 		r = vw_host_put(h, VW_SRIOV_UNIT, u.data, 0644,
 				N_("Run the virtual-function script at every boot, before the VMs start"), post, err);
-	if (r >= 0)
+	if (r >= 0 && h->hp->nvfs)
 		vw_host_note(h, _("The chosen virtual functions exist only once their GPU's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
+	else if (r >= 0)
+		vw_host_note(h, _("The virtual functions are made at every boot from now on; after the next boot, run vfiowiz again to give some of them to a VM."));
 	vw_buf_done(&s);
 	vw_buf_done(&u);
 	return r < 0 ? r : 0;

@@ -284,6 +284,45 @@ static void test_mdev(void **state)
 	host_close(&h);
 }
 
+/* sriov_numvfs: the VFs made at every boot before any is chosen. */
+static void test_numvfs(void **state)
+{
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_change *ch;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "z790-igpu-sriov-novfs"))
+		skip();
+	assert_int_equal(plan_for(&h, "sriov_numvfs = {\"0000:00:02.0=4\"}\n", &plan, &pi, &err), 0);
+	ch = change_of(&plan, VW_SRIOV_SCRIPT);
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "pf=/sys/bus/pci/devices/0000:00:02.0\nwant=4\n"));
+	/* Nothing to bind yet, and nothing bound early. */
+	assert_null(strstr(ch->new_data, "for dev in"));
+	assert_null(strstr(ch->new_data, "modprobe vfio-pci"));
+	assert_null(change_of(&plan, "etc/modprobe.d/vfiowiz.conf"));
+	assert_non_null(change_of(&plan, VW_SRIOV_UNIT));
+	/* The running command line asks i915 for 7 already: no smaller count
+	 * of ours after it. */
+	for (size_t i = 0; i < plan.n; i++)
+		assert_null(strstr(plan.v[i].new_data, "i915.max_vfs=4"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+
+	assert_int_not_equal(plan_for(&h, "sriov_numvfs = {\"0000:00:02.0=8\"}\n", &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "at most 7 virtual functions, not 8"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	assert_int_not_equal(plan_for(&h, "sriov_numvfs = {\"0000:01:00.0=2\"}\n", &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "cannot make SR-IOV virtual functions"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -291,6 +330,7 @@ int main(void)
 		cmocka_unit_test(test_report),
 		cmocka_unit_test(test_plan_vf),
 		cmocka_unit_test(test_mdev),
+		cmocka_unit_test(test_numvfs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
