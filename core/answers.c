@@ -408,6 +408,21 @@ static int v_sriov(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+static int v_vgpu(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("vgpu", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *m = cfg_opt_getnstr(opt, i), *type;
+		char vf[16];
+
+		if (!vw_mdev_split(m, vf, &type) || strspn(type, "0123456789") != strlen(type))
+			return fail_at(cfg->line, _("bad element '%s' in 'vgpu' (expected VF=TYPE-ID, e.g. 0000:41:00.4=557)"),
+				       m ? m : "");
+	}
+	return 0;
+}
+
 static int v_mdev(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("mdev", cfg->line, cfg_opt_size(opt)) < 0)
@@ -602,6 +617,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_STR_LIST("blacklist", "{}", CFGF_NONE),
 	CFG_STR_LIST("mdev", "{}", CFGF_NONE),
 	CFG_STR_LIST("sriov_numvfs", "{}", CFGF_NONE),
+	CFG_STR_LIST("vgpu", "{}", CFGF_NONE),
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
 	CFG_SEC("access", access_opts, CFGF_NONE),
@@ -626,6 +642,7 @@ static const struct {
 	{ "blacklist", v_blacklist },
 	{ "mdev", v_mdev },
 	{ "sriov_numvfs", v_sriov },
+	{ "vgpu", v_vgpu },
 	{ "test_boot", v_test_boot },
 	{ "vm", v_vm },
 	{ "vm|target", v_target },
@@ -669,6 +686,7 @@ void vw_choices_init(struct vw_choices *c)
 	c->blacklist = vw_xcalloc(1, sizeof(char *));
 	c->mdevs = vw_xcalloc(1, sizeof(char *));
 	c->sriov = vw_xcalloc(1, sizeof(char *));
+	c->vgpus = vw_xcalloc(1, sizeof(char *));
 	c->iommu_pt = true;
 	c->vm.name = vw_xstrdup("");
 	c->vm.memory_mib = 8192;
@@ -702,6 +720,7 @@ void vw_choices_done(struct vw_choices *c)
 	vw_strv_free(c->blacklist);
 	vw_strv_free(c->mdevs);
 	vw_strv_free(c->sriov);
+	vw_strv_free(c->vgpus);
 	free(c->vm.name);
 	free(c->vm.storage_path);
 	wipe_free(c->access.vnc_password);
@@ -827,6 +846,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->mdevs = mdev_list(cfg, &c->nmdevs);
 	vw_strv_free(c->sriov);
 	c->sriov = sriov_list(cfg, &c->nsriov);
+	vw_strv_free(c->vgpus);
+	c->vgpus = str_list(cfg, "vgpu", &c->nvgpus, false);
 	c->test_boot = cfg_getbool(cfg, "test_boot");
 
 	c->vm.target = (enum vw_vm_target)enum_of(targets, cfg_getstr(vm, "target"));
@@ -863,6 +884,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->blacklist_line = seen_line("blacklist");
 	c->mdev_line = seen_line("mdev");
 	c->sriov_line = seen_line("sriov_numvfs");
+	c->vgpu_line = seen_line("vgpu");
 	c->bootloader_line = seen_line("bootloader");
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
@@ -1245,6 +1267,43 @@ int vw_answers_check_sriov(const struct vw_choices *c, const struct vw_facts *f,
 	return 0;
 }
 
+/* Every vgpu element names a VF of this host that can take that type now. */
+static int check_vgpus(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
+{
+	char where[300];
+
+	vw_choices_where(c, c->vgpu_line, where, sizeof(where));
+	for (size_t i = 0; i < c->nvgpus; i++) {
+		const char *type;
+		char vf[16];
+		bool ok = false;
+		int d;
+
+		if (!vw_mdev_split(c->vgpus[i], vf, &type))
+			continue;
+		d = vw_facts_find_dev(f, vf);
+		if (d < 0)
+			return vw_err_set(err, -ENODEV, _("%sno PCI device %s on this host"), where, vf);
+		if (!f->devs[d].vgpu_types)
+			return vw_err_set(err, -ENODEV, _("%s%s lists no NVIDIA vGPU types (no nvidia/creatable_vgpu_types: not a VF of a GPU under NVIDIA's vGPU host driver)"),
+					  where, vf);
+		for (size_t k = 0; f->devs[d].vgpu_types[k] && !ok; k++) {
+			const char *t = f->devs[d].vgpu_types[k];
+
+			ok = !strncmp(t, type, strlen(type)) && t[strlen(type)] == ' ';
+		}
+		/* The type it has already counts as creatable. */
+		ok = ok || !strcmp(f->devs[d].vgpu_current, type);
+		if (!ok)
+			return vw_err_set(err, -ENODEV, _("%s%s cannot take vGPU type %s now (see its vgpu_types in 'vfiowiz groups --json')"),
+					  where, vf, type);
+		for (size_t j = 0; j < i; j++)
+			if (!strncmp(c->vgpus[j], vf, strlen(vf)) && c->vgpus[j][strlen(vf)] == '=')
+				return vw_err_set(err, -EINVAL, _("%s%s is given twice in 'vgpu': a VF holds one vGPU"), where, vf);
+	}
+	return 0;
+}
+
 int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
 {
 	int *idx;
@@ -1254,6 +1313,8 @@ int vw_answers_check(const struct vw_choices *c, const struct vw_facts *f, struc
 	free(idx);
 	if (r == 0)
 		r = check_mdevs(c, f, err);
+	if (r == 0)
+		r = check_vgpus(c, f, err);
 	return r < 0 ? r : vw_answers_check_sriov(c, f, err);
 }
 
@@ -1323,6 +1384,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	put_list(b, c->mdevs);
 	vw_buf_adds(b, "sriov_numvfs = ");
 	put_list(b, c->sriov);
+	vw_buf_adds(b, "vgpu = ");
+	put_list(b, c->vgpus);
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
 
 	vw_buf_adds(b, "vm {\n");

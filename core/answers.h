@@ -98,6 +98,11 @@ struct vw_choices {
 				   function for the VM, one per element
 				   (the same pair twice: two of them) */
 	size_t nmdevs;
+	char **vgpus;		/* NULL-terminated "VF=ID": NVIDIA's vendor-specific
+				   vGPU model (Ada, Hopper): the VF gets vGPU
+				   type ID (nvidia/current_vgpu_type) at boot
+				   and goes to the VM, left with nvidia */
+	size_t nvgpus;
 	char **sriov;		/* NULL-terminated "PF=N": make N SR-IOV virtual
 				   functions on that PF at every boot (its VFs
 				   can then be chosen in devices) */
@@ -114,6 +119,7 @@ struct vw_choices {
 	int blacklist_line;
 	int mdev_line;
 	int sriov_line;
+	int vgpu_line;
 	int bootloader_line;
 	int initramfs_line;
 	int binding_line;

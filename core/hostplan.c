@@ -432,7 +432,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	r = resolve_devs(hp, f, c, devs, ndevs, err);
 	if (r < 0)
 		return r;
-	if (!hp->ndevs && !hp->nvfs && !c->nmdevs && !c->nsriov) {
+	if (!hp->ndevs && !hp->nvfs && !c->nmdevs && !c->nsriov && !c->nvgpus) {
 		char where[300];
 
 		return vw_err_set(err, -EINVAL, _("%sno devices chosen: list them in 'devices'"),
@@ -461,7 +461,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	if (r == 0 && hp->ndevs)
 		r = vw_bind_plan(&h, err);
 	if (r == 0)
-		r = hp->nvfs || c->nsriov ? vw_sriov_plan(&h, err) : vw_sriov_check_pfs(&h, err);
+		r = hp->nvfs || c->nsriov || c->nvgpus ? vw_sriov_plan(&h, err) : vw_sriov_check_pfs(&h, err);
 	if (r == 0 && hp->irfs && hp->ndevs) {
 		if (h.vfio_builtin)
 			vw_host_note(&h, _("vfio-pci is built into this kernel: it needs no early loading."));

@@ -109,10 +109,19 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 
 	r = check_pfs(h, err);
 	if (r == 0)
-		r = vw_answers_check_sriov(c, f, err);
-	if (r < 0 || (!h->hp->nvfs && !c->nsriov))
+		r = c->nvgpus ? vw_answers_check(c, f, err) : vw_answers_check_sriov(c, f, err);
+	if (r < 0 || (!h->hp->nvfs && !c->nsriov && !c->nvgpus))
 		return r;
-	w = vw_xcalloc(h->hp->nvfs + c->nsriov + 1, sizeof(*w));
+	w = vw_xcalloc(h->hp->nvfs + c->nsriov + c->nvgpus + 1, sizeof(*w));
+	for (size_t i = 0; i < c->nvgpus; i++) {
+		const char *type;
+		char addr[16];
+		int d;
+
+		if (vw_mdev_split(c->vgpus[i], addr, &type) && (d = vw_facts_find_dev(f, addr)) >= 0 &&
+		    f->devs[d].vf)
+			want_add(w, &nw, f->devs[d].physfn, f->devs[d].vf_index + 1);
+	}
 	for (size_t i = 0; i < c->nsriov; i++) {
 		char pf[16];
 		int n;
@@ -175,6 +184,29 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 				"done\n");
 	}
 
+	for (size_t i = 0; i < c->nvgpus; i++) {
+		const char *type;
+		char addr[16];
+
+		if (!vw_mdev_split(c->vgpus[i], addr, &type))
+			continue;
+		if (i == 0)
+			vw_buf_adds(&s, "# NVIDIA vGPU types (vendor-specific VFIO): each VF stays with nvidia and\n"
+					"# goes to its VM as it is, with the type written here.\n");
+		vw_buf_printf(&s, "vf=/sys/bus/pci/devices/%s\n"
+				  "i=0\n"
+				  "while ! [ -e \"$vf/nvidia/current_vgpu_type\" ]; do\n"
+				  "\ti=$((i + 1))\n"
+				  "\tif [ \"$i\" -gt 60 ]; then\n"
+				  "\t\techo \"vfiowiz-sriov: $vf has no vGPU type file\" >&2\n"
+				  "\t\texit 1\n"
+				  "\tfi\n"
+				  "\tsleep 1\n"
+				  "done\n"
+				  "[ \"$(cat \"$vf/nvidia/current_vgpu_type\")\" = %s ] || echo %s > \"$vf/nvidia/current_vgpu_type\"\n",
+			      addr, type, type);
+	}
+
 	vw_buf_adds(&u, header);
 	vw_buf_printf(&u, "[Unit]\n"
 			  "Description=vfiowiz: SR-IOV virtual functions for passthrough\n"
@@ -191,14 +223,17 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 
 	r = vw_host_put(h, VW_SRIOV_SCRIPT, s.data, 0755,
 			h->hp->nvfs ? N_("Make the SR-IOV virtual functions at boot and hand the chosen ones to vfio-pci by address")
+			: c->nvgpus ? N_("Make the SR-IOV virtual functions at boot and give the chosen ones their vGPU type")
 				    : N_("Make the SR-IOV virtual functions at boot"),
 			NULL, err);
 	if (r >= 0)
 		r = vw_host_put(h, VW_SRIOV_UNIT, u.data, 0644,
 				N_("Run the virtual-function script at every boot, before the VMs start"), post, err);
+	if (r >= 0 && c->nvgpus)
+		vw_host_note(h, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
 	if (r >= 0 && h->hp->nvfs)
 		vw_host_note(h, _("The chosen virtual functions exist only once their GPU's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
-	else if (r >= 0)
+	else if (r >= 0 && !c->nvgpus)
 		vw_host_note(h, _("The virtual functions are made at every boot from now on; after the next boot, run vfiowiz again to give some of them to a VM."));
 	vw_buf_done(&s);
 	vw_buf_done(&u);

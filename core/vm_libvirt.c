@@ -625,6 +625,38 @@ static int plan_mdevs(xmlNode *root, const struct vw_vm_ctx *ctx)
 	return changed;
 }
 
+/* The choices' NVIDIA vGPU VFs (vendor-specific model): PCI hostdevs that
+ * libvirt must not rebind (managed='no': nvidia is their VFIO driver);
+ * libvirt gives them a guest address.  Returns 1 when the domain changed. */
+static int plan_vgpus(xmlNode *root, const struct vw_vm_ctx *ctx)
+{
+	xmlNode *devices = child(root, "devices");
+	int changed = 0;
+
+	for (size_t k = 0; k < ctx->choices->nvgpus; k++) {
+		const char *type;
+		char addr[16];
+		int d;
+		xmlNode *h, *src, *a;
+
+		if (!vw_mdev_split(ctx->choices->vgpus[k], addr, &type) ||
+		    (d = vw_facts_find_dev(ctx->facts, addr)) < 0 || find_hostdev(devices, &ctx->facts->devs[d]))
+			continue;
+		h = new_child(devices, insertion_point(devices), "hostdev");
+		xmlSetProp(h, XC("mode"), XC("subsystem"));
+		xmlSetProp(h, XC("type"), XC("pci"));
+		xmlSetProp(h, XC("managed"), XC("no"));
+		src = xmlNewChild(h, NULL, XC("source"), NULL);
+		a = xmlNewChild(src, NULL, XC("address"), NULL);
+		set_attrf(a, "domain", "0x%04x", ctx->facts->devs[d].domain);
+		set_attrf(a, "bus", "0x%02x", ctx->facts->devs[d].bus);
+		set_attrf(a, "slot", "0x%02x", ctx->facts->devs[d].dev);
+		set_attrf(a, "function", "0x%x", ctx->facts->devs[d].func);
+		changed = 1;
+	}
+	return changed;
+}
+
 /* ---- output ------------------------------------------------------------------ */
 
 static bool has_password(xmlNode *n)
@@ -765,6 +797,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		if (rc < 0)
 			goto out;
 		plan_mdevs(root, ctx);
+		plan_vgpus(root, ctx);
 	} else {
 		xmlNode *nm;
 		xmlChar *have;
@@ -792,6 +825,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 			goto out;
 		changed |= rc > 0;
 		changed |= plan_mdevs(root, ctx) > 0;
+		changed |= plan_vgpus(root, ctx) > 0;
 		if (code43 && !code43_done(root)) {
 			if ((rc = add_code43(root, err)) < 0)
 				goto out;
@@ -870,6 +904,7 @@ const struct vw_vm_ops vw_vm_libvirt_ops = {
 	.nat_guest_net = true,
 	.uses_vmid = false,
 	.creates_mdevs = false,
+	.vendor_vgpu = true,
 	.detect = libvirt_detect,
 	.plan = libvirt_plan,
 };

@@ -879,6 +879,7 @@ const struct vw_vm_ops vw_vm_proxmox_ops = {
 	.nat_guest_net = false,
 	.uses_vmid = true,
 	.creates_mdevs = true,
+	.vendor_vgpu = false,
 	.detect = pve_detect,
 	.plan = pve_plan,
 };

@@ -475,12 +475,16 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 	info->planned = true;
 	info->target = vm->target;
 	info->guest_os = vm->guest_os;
-	if ((!u || u->n == 0) && !c->nmdevs)
+	if ((!u || u->n == 0) && !c->nmdevs && !c->nvgpus)
 		return vw_err_set(err, -EINVAL, _("the VM needs at least one device: choose a GPU first"));
-	if (c->nmdevs) {
+	if (c->nvgpus && !ops->vendor_vgpu)
+		return vw_err_set(err, -ENOTSUP,
+				  _("vfiowiz writes NVIDIA's vendor-specific vGPU types (the vgpu key) for libvirt only: on %s, choose the vGPU type in its own device dialog"),
+				  _(ops->label));
+	if (c->nmdevs || c->nvgpus) {
 		int r = vw_answers_check(c, f, err);
 
-		if (r == 0 && !ops->creates_mdevs)
+		if (r == 0 && c->nmdevs && !ops->creates_mdevs)
 			r = vw_mdev_plan(p, sr, f, c, info, err);
 		if (r < 0)
 			return r;

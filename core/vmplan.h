@@ -143,6 +143,9 @@ struct vw_vm_ops {
 	 * (Proxmox's hostpci mdev=); false: they are defined on the host with
 	 * mdevctl, persistently, before the VM uses them (libvirt). */
 	bool creates_mdevs;
+	/* vfiowiz can hand it NVIDIA vGPU VFs of the vendor-specific model
+	 * (a PCI hostdev the host does not rebind: managed='no'). */
+	bool vendor_vgpu;
 	/* True when the host under sr runs this target. */
 	bool (*detect)(const struct vw_sysroot *sr, const struct vw_facts *f);
 	/* Add the VM's changes to p and fill info.  Returns 0 or a negative

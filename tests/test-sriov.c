@@ -323,6 +323,62 @@ static void test_numvfs(void **state)
 	host_close(&h);
 }
 
+/* vgpu: NVIDIA's vendor-specific model, a VF with a type written at boot. */
+static void test_vendor_vgpu(void **state)
+{
+	static const char answers[] = "vgpu = {\"0000:41:00.4=1004\", \"0000:41:00.5=1002\"}\n"
+				      "vm {\n name = \"ai\"\n guest_os = linux\n}\n";
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_change *ch;
+	const struct vw_pci_dev *vf;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "l40-vgpu"))
+		skip();
+	vf = dev(&h, "0000:41:00.4");
+	assert_non_null(vf->vgpu_types);
+	assert_string_equal(vf->vgpu_types[0], "1001 NVIDIA L40-4C");
+	assert_null(vf->vgpu_types[6]);
+	assert_string_equal(vf->vgpu_current, "");
+	assert_string_equal(dev(&h, "0000:41:00.7")->vgpu_current, "1004");
+
+	assert_int_equal(plan_for(&h, answers, &plan, &pi, &err), 0);
+	/* Nothing goes to vfio-pci: nvidia is the VFs' VFIO driver. */
+	assert_int_equal(pi.hp.ndevs + pi.hp.nvfs, 0);
+	ch = change_of(&plan, VW_SRIOV_SCRIPT);
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "vf=/sys/bus/pci/devices/0000:41:00.4\n"));
+	assert_non_null(strstr(ch->new_data, "= 1004 ] || echo 1004 > \"$vf/nvidia/current_vgpu_type\""));
+	assert_non_null(strstr(ch->new_data, "= 1002 ] || echo 1002 >"));
+	assert_null(strstr(ch->new_data, "driver_override"));
+	ch = change_of(&plan, VW_LIBVIRT_DIR "/ai.xml");
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "<hostdev mode=\"subsystem\" type=\"pci\" managed=\"no\">"));
+	assert_non_null(strstr(ch->new_data, "bus=\"0x41\" slot=\"0x00\" function=\"0x5\""));
+	keep_domain("vendor-vgpu.xml", ch);
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+
+	/* A type the VF does not list, a VF twice, and Proxmox: refused. */
+	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1234\"}\n", &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "cannot take vGPU type 1234"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1004\", \"0000:41:00.4=1002\"}\n", &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "given twice"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1004\"}\nvm {\n target = proxmox\n vmid = 100\n}\n",
+				      &plan, &pi, &err), 0);
+	assert_non_null(strstr(err.msg, "libvirt only"));
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +387,7 @@ int main(void)
 		cmocka_unit_test(test_plan_vf),
 		cmocka_unit_test(test_mdev),
 		cmocka_unit_test(test_numvfs),
+		cmocka_unit_test(test_vendor_vgpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
