@@ -148,6 +148,9 @@ static const char *const cmd_busid[] = { "nvidia-smi", "--query-gpu=index,pci.bu
 static const char *const cmd_nvlink[] = { "nvidia-smi", "nvlink", "-s", NULL };
 static const char *const cmd_p2p[] = { "nvidia-smi", "topo", "-p2p", "rw", NULL };
 static const char *const cmd_query[] = { "nvidia-smi", "-q", NULL };
+static const char *const cmd_mig_mode[] = { "nvidia-smi",
+	"--query-gpu=index,pci.bus_id,mig.mode.current,mig.mode.pending", "--format=csv,noheader", NULL };
+static const char *const cmd_mig_lgip[] = { "nvidia-smi", "mig", "-lgip", NULL };
 static const char *const cmd_dmesg[] = { "dmesg", NULL };
 static const char *const cmd_lsinitramfs[] = { "lsinitramfs", "@BOOT@initrd.img-@REL@", NULL };
 static const char *const cmd_lsinitrd[] = { "lsinitrd", "@BOOT@initramfs-@REL@.img", NULL };
@@ -168,6 +171,8 @@ static const struct vw_snap_cmd commands[] = {
 	{ cmd_nvlink, N_("NVLink link status") },
 	{ cmd_p2p, N_("GPU peer-to-peer status") },
 	{ cmd_query, N_("NVIDIA driver and GPU details") },
+	{ cmd_mig_mode, N_("MIG mode of the NVIDIA GPUs") },
+	{ cmd_mig_lgip, N_("MIG GPU instance profiles") },
 	{ cmd_dmesg, N_("kernel messages about the IOMMU, VFIO and GPUs") },
 	{ cmd_lsinitramfs, N_("initramfs contents (initramfs-tools)") },
 	{ cmd_lsinitrd, N_("initramfs contents (dracut)") },

@@ -14,6 +14,7 @@
 #include "plan.h"
 #include "report.h"
 #include "sysroot.h"
+#include "mig.h"
 #include "vmplan.h"
 
 struct host {
@@ -379,6 +380,56 @@ static void test_vendor_vgpu(void **state)
 	host_close(&h);
 }
 
+/* MIG: the recorded nvidia-smi outputs of a100-mig, and garbage. */
+static void test_mig(void **state)
+{
+	static const char garbage[] = "0, zz, Enabled\n| 0 MIG 1g.10gb 19 9/7 9.5 |\n"
+				      "| -1 MIG x 1 1/1 1 |\n|   0  MIG 1g.10gb\n\x01\xff";
+	struct vw_findings fs = { 0 };
+	struct vw_mig m;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "a100-mig"))
+		skip();
+	vw_mig_probe(&m, h.sr, &h.f);
+	assert_true(m.known);
+	assert_int_equal(m.ngpus, 1);
+	assert_string_equal(m.gpus[0].addr, "0000:41:00.0");
+	assert_int_equal(m.gpus[0].dev, vw_facts_find_dev(&h.f, "0000:41:00.0"));
+	assert_int_equal(m.gpus[0].current, 1);
+	assert_int_equal(m.nprofiles, 7);
+	assert_string_equal(m.profiles[0].name, "1g.10gb");
+	assert_int_equal(m.profiles[0].id, 19);
+	assert_int_equal(m.profiles[0].free, 4);
+	assert_int_equal(m.profiles[0].total, 7);
+	assert_string_equal(m.profiles[6].name, "7g.80gb");
+	assert_int_equal(m.profiles[6].id, 0);
+	vw_mig_findings(&m, &h.f, &fs);
+	assert_non_null(vw_findings_get(&fs, "gpu-mig"));
+	assert_non_null(strstr(vw_findings_get(&fs, "gpu-mig")->msg, "3g.40gb (id 9): 1 of 2 free"));
+	assert_null(vw_findings_get(&fs, "gpu-mig-pending"));
+	vw_findings_done(&fs);
+	vw_mig_done(&m);
+	host_close(&h);
+
+	/* Nothing from garbage: an impossible free/total or GPU is no profile. */
+	memset(&m, 0, sizeof(m));
+	vw_mig_parse(&m, NULL, garbage, sizeof(garbage) - 1, garbage, sizeof(garbage) - 1);
+	assert_int_equal(m.ngpus, 0);
+	assert_int_equal(m.nprofiles, 0);
+	vw_mig_done(&m);
+
+	/* A host without an NVIDIA GPU on nvidia runs nothing. */
+	if (!host_open(&h, "z790-igpu-sriov"))
+		skip();
+	vw_mig_probe(&m, h.sr, &h.f);
+	assert_false(m.known);
+	assert_int_equal(m.nnotes, 0);
+	vw_mig_done(&m);
+	host_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -388,6 +439,7 @@ int main(void)
 		cmocka_unit_test(test_mdev),
 		cmocka_unit_test(test_numvfs),
 		cmocka_unit_test(test_vendor_vgpu),
+		cmocka_unit_test(test_mig),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

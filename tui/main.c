@@ -1,6 +1,7 @@
 /* main.c - vfiowiz entry point: locale, global options, subcommand table. */
 #include "cli.h"
 #include "findings.h"
+#include "mig.h"
 #include "report.h"
 
 #include <errno.h>
@@ -120,6 +121,13 @@ int vw_cmd_check(const struct vw_cli *cli)
 	if (rc)
 		return rc;
 	vw_findings_eval(&f, &fs);
+	{
+		struct vw_mig mig;
+
+		vw_mig_probe(&mig, sr, &f);
+		vw_mig_findings(&mig, &f, &fs);
+		vw_mig_done(&mig);
+	}
 	if (cli->json)
 		vw_report_check_json(&out, &f, &fs);
 	else
