@@ -43,8 +43,9 @@
 
 /* ---- templates ----------------------------------------------------------- */
 
-/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the source tree's
- * templates/, else $(pkgdatadir)/templates; the first that holds
+/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the templates/
+ * of the source tree the program was built from when it runs from its build
+ * tree, else $(pkgdatadir)/templates (core/datadir.h); the first that holds
  * libvirt-windows.xml wins.  NULL when none does.  Caller frees. */
 char *vw_template_dir(void);
 
