@@ -154,8 +154,8 @@ int vw_host_read(struct vw_host *h, const char *path, char **data, struct vw_err
 void vw_host_check(struct vw_host *h, const char *after, const char *cmd,
 		   const char *const *expect, const char *why);
 
-/* Common pieces of the systemd-boot family (boot_systemd.c): the ESP's
- * entries directory ("boot/efi/loader/entries"...) or NULL; edit every
+/* Common pieces of the systemd-boot family (boot_systemd_boot.c): the
+ * ESP's entries directory ("boot/efi/loader/entries"...) or NULL; edit every
  * Linux entry's options; plan a test entry copied from the default one. */
 const char *vw_boot_entries_dir(const struct vw_sysroot *sr);
 int vw_boot_edit_entries(struct vw_host *h, const char *dir, const char *why, struct vw_err *err);
@@ -164,8 +164,9 @@ int vw_boot_plan_test_entry(struct vw_host *h, const char *dir, const char *ones
 /* Remove a leftover test entry (test_boot = false). */
 int vw_boot_drop_test_entry(struct vw_host *h, const char *dir, struct vw_err *err);
 
-/* Edit a one-line cmdline file (/etc/kernel/cmdline): created from
- * /usr/lib/kernel/cmdline or /proc/cmdline when absent.  post may be NULL. */
+/* Edit a one-line cmdline file (/etc/kernel/cmdline; boot_kernel_install.c):
+ * created from /usr/lib/kernel/cmdline or /proc/cmdline when absent.  post
+ * may be NULL. */
 int vw_boot_edit_cmdline_file(struct vw_host *h, const char *path, const char *why,
 			      const char *const *post, struct vw_err *err);
 

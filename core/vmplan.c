@@ -291,7 +291,7 @@ static bool hex_run(const char *s, size_t n, size_t min, size_t max)
 	return true;
 }
 
-/* [DOMAIN:]BB:DD[.F], lowercase hex (formats.md 7). */
+/* [DOMAIN:]BB:DD[.F], lowercase hex (docs/formats.md section 7). */
 static bool pci_id_ok(const char *s, size_t n)
 {
 	const char *colon = memchr(s, ':', n);
