@@ -99,7 +99,7 @@ char *vw_datadir(enum vw_data kind)
 		return vw_xstrdup(e);
 	if (vw_datadir_buildtree(&build, &src)) {
 		/* As `make` leaves them: templates in the source tree, the
-		 * demo host and the catalogs built (mk/tui.am, mk/i18n.am). */
+		 * demo host and the catalogs built (mk/wizard.am, mk/i18n.am). */
 		if (kind == VW_DATA_TEMPLATES)
 			dir = vw_xasprintf("%s/templates", src);
 		else if (kind == VW_DATA_DEMO)
