@@ -1,5 +1,5 @@
 /* access.c - the guest-access step: scripts for the guest, the host's VNC
- * allow-list, and the commands to connect (formats.md 8). */
+ * allow-list, and the commands to connect (docs/formats.md section 8). */
 #include "access.h"
 
 #include <arpa/inet.h>

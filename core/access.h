@@ -1,4 +1,4 @@
-/* access.h - the guest-access step (DESIGN.md, step 6): how a user over SSH
+/* access.h - the guest-access step (docs/formats.md section 8): how a user over SSH
  * sees the desktop of a guest whose display is a passed-through GPU.
  *
  *  - VNC on the host (libvirt): <graphics type='vnc'> on 127.0.0.1 with

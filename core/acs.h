@@ -1,5 +1,5 @@
 /* acs.h - the ACS override: parse it, and predict the IOMMU groups the kernel
- * would make with it (formats.md section 3).
+ * would make with it (docs/formats.md section 3).
  *
  * The prediction replays the kernel's pci_device_group(): DMA aliases through
  * conventional bridges, the walk up while the path lacks ACS isolation, and

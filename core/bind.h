@@ -1,4 +1,4 @@
-/* bind.h - handing the chosen functions to vfio-pci (formats.md section 4).
+/* bind.h - handing the chosen functions to vfio-pci (docs/formats.md section 4).
  *
  * By ids (options vfio-pci ids=, or vfio-pci.ids= on the kernel command
  * line) when no other function on the host has the same ids; by address

@@ -1,4 +1,4 @@
-/* findings.c - the decision logic of formats.md section 1, as rules. */
+/* findings.c - the decision logic of docs/formats.md section 1, as rules. */
 #include "findings.h"
 
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* findings.h - pure rules: facts in, findings out (formats.md section 1).
+/* findings.h - pure rules: facts in, findings out (docs/formats.md section 1).
  *
  * A finding has a stable code (for tests, JSON and support), a severity, a
  * message saying what it means and a remedy saying what to do, both
@@ -45,7 +45,7 @@ int vw_findings_exit_code(const struct vw_findings *fs);
 const char *vw_severity_name(enum vw_severity s);	/* stable: "ok", "info", ... */
 
 /* Whether the kernel needs intel_iommu=on to turn the IOMMU on for a target
- * (formats.md section 1, rule 3): never on AMD, not when the kernel default
+ * (docs/formats.md section 1, rule 3): never on AMD, not when the kernel default
  * is on, not with Debian's INTGPU_OFF default unless the target is an
  * integrated GPU.  Unknown config on Intel counts as "needed". */
 bool vw_needs_intel_iommu_on(const struct vw_facts *f, bool target_is_igpu);

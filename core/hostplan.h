@@ -164,7 +164,7 @@ int vw_host_read(struct vw_host *h, const char *path, char **data, struct vw_err
 void vw_host_check(struct vw_host *h, const char *after, const char *cmd,
 		   const char *const *expect, const char *why);
 
-/* The SR-IOV part of the plan (core/sriov.c): a unit that creates the
+/* The SR-IOV part of the plan (core/sriov_plan.c): a unit that creates the
  * virtual functions h->hp->vfs need at boot and hands them to vfio-pci,
  * and the driver's parameter for the VF count.  Refuses a PF whose VFs
  * are in use by the host.  Returns 0 or a negative code with err. */
@@ -172,8 +172,8 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err);
 /* Only the refusal of vw_sriov_plan(), for plans that choose no VF. */
 int vw_sriov_check_pfs(const struct vw_host *h, struct vw_err *err);
 
-/* Common pieces of the systemd-boot family (boot_systemd.c): the ESP's
- * entries directory ("boot/efi/loader/entries"...) or NULL; edit every
+/* Common pieces of the systemd-boot family (boot_systemd_boot.c): the
+ * ESP's entries directory ("boot/efi/loader/entries"...) or NULL; edit every
  * Linux entry's options; plan a test entry copied from the default one. */
 const char *vw_boot_entries_dir(const struct vw_sysroot *sr);
 /* What shows that systemd-boot boots the host (its EFI variable, or boot
@@ -185,8 +185,9 @@ int vw_boot_plan_test_entry(struct vw_host *h, const char *dir, const char *ones
 /* Remove a leftover test entry (test_boot = false). */
 int vw_boot_drop_test_entry(struct vw_host *h, const char *dir, struct vw_err *err);
 
-/* Edit a one-line cmdline file (/etc/kernel/cmdline): created from
- * /usr/lib/kernel/cmdline or /proc/cmdline when absent.  post may be NULL. */
+/* Edit a one-line cmdline file (/etc/kernel/cmdline; boot_kernel_install.c):
+ * created from /usr/lib/kernel/cmdline or /proc/cmdline when absent.  post
+ * may be NULL. */
 int vw_boot_edit_cmdline_file(struct vw_host *h, const char *path, const char *why,
 			      const char *const *post, struct vw_err *err);
 

@@ -1,4 +1,4 @@
-/* nvlink.h - NVLink topology from nvidia-smi (formats.md section 9).
+/* nvlink.h - NVLink topology from nvidia-smi (docs/formats.md section 9).
  *
  * NVLink traffic bypasses PCIe and the IOMMU, so the GPUs of one NVLink set
  * (and the NVSwitches between them) are one assignment unit.  The topology is

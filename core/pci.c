@@ -4,14 +4,18 @@
  * libpci reports fatal problems through a->error, which must not return; we
  * longjmp out of it, so one broken device gets a note and the rest is still
  * listed (and the program never exits underneath the terminal). */
+#define _GNU_SOURCE
 #include "facts.h"
 
 #include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <pci/pci.h>
 
@@ -78,18 +82,44 @@ static char *dup_name(struct pci_access *a, int flags, unsigned v, unsigned d)
 	return vw_xstrdup(n ? n : "");
 }
 
-/* Parent address from the bus link ("../../../devices/pci0000:00/0000:00:01.0/0000:01:00.0"):
- * the component before the last, when it is a PCI address. */
-static void parent_addr(const struct vw_sysroot *sr, const char *addr, char *out, size_t n)
+/* The last component of a link's target ("nvidia" for a driver link), as
+ * lspci -k reads it: one readlinkat in the device's directory instead of
+ * libpci's realpath() of the whole path (a readlink per component).  The
+ * kernel's links are relative; an absolute one (a damaged tree) would name
+ * a file of the machine we run on, not of the root: unknown. */
+static char *link_base(int dfd, const char *name)
 {
-	char *rel = vw_xasprintf("sys/bus/pci/devices/%s", addr);
-	char *real = vw_sysroot_realpath(sr, rel);
-	char *last, *prev;
+	char target[PATH_MAX], *slash;
+	ssize_t n = readlinkat(dfd, name, target, sizeof(target) - 1);
+
+	if (n <= 0 || target[0] == '/')
+		return NULL;
+	target[n] = '\0';
+	while (n > 1 && target[n - 1] == '/')
+		target[--n] = '\0';
+	slash = strrchr(target, '/');
+	return vw_xstrdup(slash ? slash + 1 : target);
+}
+
+/* Parent address from where the device's directory really is
+ * ("sys/devices/pci0000:00/0000:00:01.0/0000:01:00.0", resolved inside the
+ * root when dfd was opened): the component before the last, when it is a
+ * PCI address. */
+static void parent_addr(const struct vw_sysroot *sr, int dfd, char *out, size_t n)
+{
+	const char *root = vw_sysroot_root(sr);
+	size_t rn = strlen(root);
+	char proc[64], real[PATH_MAX], *last, *prev;
 	struct vw_pci_dev tmp;
+	ssize_t len;
 
 	out[0] = '\0';
-	free(rel);
-	if (!real)
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", dfd);
+	len = readlink(proc, real, sizeof(real) - 1);
+	if (len <= 0)
+		return;
+	real[len] = '\0';
+	if (strncmp(real, root, rn) != 0 || (real[rn] != '/' && real[rn] != '\0'))
 		return;
 	last = strrchr(real, '/');
 	if (last) {
@@ -99,7 +129,6 @@ static void parent_addr(const struct vw_sysroot *sr, const char *addr, char *out
 		if (parse_addr(prev, &tmp))
 			snprintf(out, n, "%s", tmp.addr);
 	}
-	free(real);
 }
 
 static void set_note(struct vw_pci_dev *d, const char *fmt, ...) VW_PRINTF(2, 3);
@@ -120,13 +149,17 @@ static void set_note(struct vw_pci_dev *d, const char *fmt, ...)
 }
 
 /* Capabilities: PCIe port type, ACS, multifunction.  Needs config space
- * beyond 64 bytes, which only root can read on a live host. */
-static void read_caps(struct pci_dev *p, struct vw_pci_dev *d)
+ * beyond 64 bytes, which only root can read on a live host.  cached: the
+ * bytes cache_config() read, -1 when it read none. */
+static void read_caps(struct pci_dev *p, struct vw_pci_dev *d, int cached)
 {
 	struct pci_cap *cap;
 	u8 probe[4];
 
-	d->config_full = pci_read_block(p, 0x40, probe, sizeof(probe)) != 0;
+	if (cached >= 0)
+		d->config_full = cached >= 0x40 + (int)sizeof(probe);
+	else
+		d->config_full = pci_read_block(p, 0x40, probe, sizeof(probe)) != 0;
 	d->multifunction = (pci_read_byte(p, PCI_HEADER_TYPE) & 0x80) != 0;
 	d->pcie_type = VW_PCIE_NONE;
 	if (!d->config_full)
@@ -144,23 +177,59 @@ static void read_caps(struct pci_dev *p, struct vw_pci_dev *d)
 	}
 }
 
+/* The group and the driver are read from their links (link_base()). */
 static const unsigned fill_flags = PCI_FILL_IDENT | PCI_FILL_CLASS | PCI_FILL_CLASS_EXT |
-	PCI_FILL_SUBSYS | PCI_FILL_NUMA_NODE | PCI_FILL_IOMMU_GROUP | PCI_FILL_DRIVER |
-	PCI_FILL_CAPS | PCI_FILL_EXT_CAPS;
+	PCI_FILL_SUBSYS | PCI_FILL_NUMA_NODE | PCI_FILL_CAPS | PCI_FILL_EXT_CAPS;
 
-/* Everything libpci knows about one function; false when libpci gave up. */
-static bool fill_dev(struct pci_access *a, struct vw_pci_dev *d)
+/* Read config space once (one pread of up to 4096 bytes from the device's
+ * directory dfd) and let libpci answer every later read, the capability
+ * walks included, from it; lspci caches it the same way.  *len is what the
+ * file gave: 4096 or 256 as root, 64 for anyone else on a live host.
+ * Returns the buffer (caller frees after pci_free_dev()), or NULL when it
+ * cannot be read: libpci then reads (and reports) it itself. */
+static u8 *cache_config(struct pci_dev *p, int dfd, int *len)
+{
+	u8 *cfg;
+	ssize_t n;
+	int fd;
+
+	*len = 0;
+	if (dfd < 0)
+		return NULL;
+	fd = openat(dfd, "config", O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	cfg = vw_xmalloc(4096);
+	n = pread(fd, cfg, 4096, 0);
+	close(fd);
+	if (n < 64) {
+		free(cfg);
+		return NULL;
+	}
+	*len = (int)n;
+	pci_setup_cache(p, cfg, *len);
+	return cfg;
+}
+
+/* Everything libpci knows about one function, and its group and driver
+ * from the links in its directory dfd (-1: unreadable); false when libpci
+ * gave up. */
+static bool fill_dev(struct pci_access *a, struct vw_pci_dev *d, int dfd)
 {
 	struct pci_dev *volatile p = NULL;
-	const char *s;
+	u8 *volatile cfg = NULL;
+	int cfg_len;
+	char *s;
 
 	if (sigsetjmp(pci_jmp, 0)) {
 		set_note(d, _("cannot read this device: %s"), pci_msg);
 		if (p)
 			pci_free_dev(p);
+		free(cfg);
 		return false;
 	}
 	p = pci_get_dev(a, (int)d->domain, (int)d->bus, (int)d->dev, (int)d->func);
+	cfg = cache_config(p, dfd, &cfg_len);
 	pci_fill_info(p, fill_flags);
 	d->vendor = p->vendor_id;
 	d->device = p->device_id;
@@ -172,15 +241,16 @@ static bool fill_dev(struct pci_access *a, struct vw_pci_dev *d)
 		d->subdevice = p->subsys_id;
 	}
 	d->numa_node = (p->known_fields & PCI_FILL_NUMA_NODE) ? p->numa_node : -1;
-	s = pci_get_string_property(p, PCI_FILL_IOMMU_GROUP);
+	s = dfd >= 0 ? link_base(dfd, "iommu_group") : NULL;
 	if (s) {
 		char *end;
 		long g = strtol(s, &end, 10);
 		d->group = (*end || g < 0 || g > 1000000) ? -1 : (int)g;
+		free(s);
 	}
-	s = pci_get_string_property(p, PCI_FILL_DRIVER);
-	d->driver = vw_xstrdup(s ? s : "");
-	read_caps(p, d);
+	s = dfd >= 0 ? link_base(dfd, "driver") : NULL;
+	d->driver = s ? s : vw_xstrdup("");
+	read_caps(p, d, cfg ? cfg_len : -1);
 	if (d->vendor == 0 || d->vendor == 0xffff)
 		set_note(d, _("the vendor id is unreadable or garbage"));
 	d->vendor_name = dup_name(a, PCI_LOOKUP_VENDOR, d->vendor, 0);
@@ -190,18 +260,45 @@ static bool fill_dev(struct pci_access *a, struct vw_pci_dev *d)
 		d->device_name = vw_xstrdup(vw_pci_extra_name(d->vendor, d->device));
 	}
 	pci_free_dev(p);
+	free(cfg);
 	return true;
 }
 
-static void read_sysfs_extras(const struct vw_sysroot *sr, struct vw_pci_dev *d)
+/* A one-line attribute of the device's directory dfd, NULL when absent.
+ * A single name, not followed if a link: nothing outside the directory. */
+static char *attr_line(int dfd, const char *name)
 {
-	char rel[96];
+	char buf[256];
+	ssize_t n;
+	int fd;
+
+	if (dfd < 0)
+		return NULL;
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n < 0)
+		return NULL;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return vw_xstrdup(vw_strtrim(buf));
+}
+
+static void read_sysfs_extras(struct vw_pci_dev *d, int dfd)
+{
+	char *s, *end;
 	long v;
 
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/boot_vga", d->addr);
-	d->boot_vga = vw_sysroot_read_long(sr, rel, &v) == 0 ? (v != 0) : -1;
-	snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/reset_method", d->addr);
-	d->reset_method = vw_sysroot_read_line(sr, rel);
+	d->boot_vga = -1;
+	if ((s = attr_line(dfd, "boot_vga"))) {
+		v = strtol(s, &end, 0);
+		if (*s && !*end)
+			d->boot_vga = v != 0;
+		free(s);
+	}
+	d->reset_method = attr_line(dfd, "reset_method");
 	if (!d->reset_method)
 		d->reset_method = vw_xstrdup("");
 }
@@ -287,10 +384,13 @@ static enum vw_group_verdict judge(const struct vw_facts *f, const struct vw_gro
 
 static void build_groups(struct vw_facts *f, const struct vw_sysroot *sr)
 {
+	size_t listed;
 	char **names = NULL;
 	int n = vw_sysroot_list(sr, "sys/kernel/iommu_groups", &names);
 
-	/* Groups the kernel lists, even those no device points to. */
+	/* Groups the kernel lists, even those no device points to.  A device
+	 * whose link names a group not listed there has none (its link
+	 * dangles: libpci's realpath() of it used to fail). */
 	for (int i = 0; i < n; i++) {
 		char *end, rel[96];
 		long id = strtol(names[i], &end, 10);
@@ -303,12 +403,19 @@ static void build_groups(struct vw_facts *f, const struct vw_sysroot *sr)
 		g->type = vw_sysroot_read_line(sr, rel);
 	}
 	vw_strv_free(names);
+	listed = f->ngroups;
 	for (size_t i = 0; i < f->ndevs; i++) {
-		struct vw_group *g;
+		struct vw_group *g = NULL;
 
 		if (f->devs[i].group < 0)
 			continue;
-		g = group_get(f, f->devs[i].group);
+		for (size_t j = 0; j < listed && !g; j++)
+			if (f->groups[j].id == f->devs[i].group)
+				g = &f->groups[j];
+		if (!g) {
+			f->devs[i].group = -1;
+			continue;
+		}
 		g->devs = vw_xreallocarray(g->devs, g->ndevs + 1, sizeof(*g->devs));
 		g->devs[g->ndevs++] = (int)i;
 	}
@@ -380,16 +487,26 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 	for (size_t i = 0; i < f->ndevs; i++) {
 		struct vw_pci_dev *d = &f->devs[i];
 
+		char rel[64];
+		int dfd;
+
 		d->group = -1;
 		d->numa_node = -1;
-		if (!fill_dev(a, d)) {
+		/* The device's directory, resolved inside the root once: its
+		 * links and attributes are read relative to it. */
+		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s", d->addr);
+		dfd = vw_sysroot_openat(sr, rel, O_PATH | O_DIRECTORY, 0);
+		if (!fill_dev(a, d, dfd)) {
 			d->driver = d->driver ? d->driver : vw_xstrdup("");
 			d->vendor_name = vw_xstrdup("");
 			d->device_name = vw_xstrdup("");
 			d->pcie_type = VW_PCIE_NONE;
 		}
-		read_sysfs_extras(sr, d);
-		parent_addr(sr, d->addr, parents[i], sizeof(parents[i]));
+		read_sysfs_extras(d, dfd);
+		if (dfd >= 0) {
+			parent_addr(sr, dfd, parents[i], sizeof(parents[i]));
+			close(dfd);
+		}
 		if (!d->note)
 			d->note = vw_xstrdup("");
 	}

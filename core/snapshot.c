@@ -28,7 +28,7 @@
 
 /* ---- what is captured --------------------------------------------------- */
 
-/* Attributes of each PCI function (shared/hosts/README.md, plus what the
+/* Attributes of each PCI function (docs/formats.md section 14, plus what the
  * troubleshooting steps look at: D3cold, overrides, SR-IOV). */
 static const char *const pci_attrs[] = {
 	"vendor", "device", "class", "subsystem_vendor", "subsystem_device", "revision",

@@ -1,7 +1,7 @@
 /* snapshot.h - support snapshots: capture what the wizard reads, redacted,
  * into a sysroot-shaped archive; import one safely to replay it.
  *
- * A snapshot holds, under the layout of the host (shared/hosts/README.md):
+ * A snapshot holds, under the layout of the host (docs/formats.md section 14):
  *  - per PCI function, the attributes libpci and the probes read (vendor,
  *    device, class, subsystem ids, revision, numa_node, boot_vga,
  *    reset_method, link speed and width, modalias, resource, config up to

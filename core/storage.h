@@ -1,5 +1,5 @@
 /* storage.h - the VM's disk: a whole disk chosen with libblkid, an existing
- * image, or a new qcow2 (DESIGN.md step 5).
+ * image, or a new qcow2 (docs/design.md, the VM step).
  *
  * Disks are listed from sys/block; their partitions, filesystem types,
  * labels and UUIDs are read with libblkid.  A disk is refused when the host

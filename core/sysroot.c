@@ -100,7 +100,15 @@ int vw_sysroot_openat(const struct vw_sysroot *sr, const char *rel, int flags, m
 
 	rel = strip(rel);
 	if (have_openat2) {
-		fd = (int)syscall(SYS_openat2, sr->fd, rel, &how, sizeof(how));
+		/* EAGAIN: a rename anywhere on the machine while the walk went
+		 * through "..", so the kernel could not vouch that it stayed
+		 * in the root (openat2(2) says to retry).  A busy machine does
+		 * that all the time; a path is never refused for it. */
+		int tries = 0;
+
+		do
+			fd = (int)syscall(SYS_openat2, sr->fd, rel, &how, sizeof(how));
+		while (fd < 0 && errno == EAGAIN && ++tries < 1000);
 		if (fd >= 0)
 			return fd;
 		if (errno != ENOSYS)

@@ -4,7 +4,7 @@
  *  - every function of their slot (HDMI audio, USB-C xHCI, UCSI, ...);
  *  - every NVLink peer and the NVSwitches of their NVLink set (nvlink.h):
  *    NVLink traffic bypasses PCIe and the IOMMU, so VFIO cannot isolate it,
- *    and NVIDIA requires NVLink peers in the same VM (formats.md section 9);
+ *    and NVIDIA requires NVLink peers in the same VM (docs/formats.md section 9);
  *  - every member of their IOMMU groups (VFIO hands out whole groups).
  * PCI bridges are never part of a unit: a group's bridges stay with the
  * host (vfio-pci does not need them; binding them is refused).

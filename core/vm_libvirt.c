@@ -1,4 +1,4 @@
-/* vm_libvirt.c - the libvirt back end of the VM step (formats.md 6).
+/* vm_libvirt.c - the libvirt back end of the VM step (docs/formats.md section 6).
  *
  * A new domain starts from templates/libvirt-<os>.xml; an existing one from
  * what libvirt holds.  Both are edited as trees with libxml2, written to a

@@ -1,4 +1,4 @@
-/* vm_proxmox.c - the Proxmox VE back end of the VM step (formats.md 7).
+/* vm_proxmox.c - the Proxmox VE back end of the VM step (docs/formats.md section 7).
  *
  * etc/pve/qemu-server/VMID.conf is "key: value" lines; leading "#" lines
  * are the description; "[PENDING]", "[special:...]" and "[snapshot]"

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "datadir.h"
 #include "storage.h"
 
 /* ---- templates ----------------------------------------------------------- */
@@ -17,29 +18,7 @@
 
 char *vw_template_dir(void)
 {
-	const char *cands[] = {
-		getenv("VFIOWIZ_TEMPLATES"),
-#ifdef VW_SRCDIR
-		VW_SRCDIR "/templates",
-#endif
-#ifdef VW_PKGDATADIR
-		VW_PKGDATADIR "/templates",
-#endif
-	};
-
-	for (size_t i = 0; i < VW_ARRAY_SIZE(cands); i++) {
-		char *p;
-
-		if (!cands[i] || !*cands[i])
-			continue;
-		p = vw_xasprintf("%s/libvirt-windows.xml", cands[i]);
-		if (access(p, R_OK) == 0) {
-			free(p);
-			return vw_xstrdup(cands[i]);
-		}
-		free(p);
-	}
-	return NULL;
+	return vw_datadir(VW_DATA_TEMPLATES);
 }
 
 int vw_template_load(const char *name, char **text, size_t *len, struct vw_err *err)
@@ -316,7 +295,7 @@ static bool hex_run(const char *s, size_t n, size_t min, size_t max)
 	return true;
 }
 
-/* [DOMAIN:]BB:DD[.F], lowercase hex (formats.md 7). */
+/* [DOMAIN:]BB:DD[.F], lowercase hex (docs/formats.md section 7). */
 static bool pci_id_ok(const char *s, size_t n)
 {
 	const char *colon = memchr(s, ':', n);

@@ -1,4 +1,4 @@
-/* vmplan.h - the VM configuration step (DESIGN.md, step 5): a VM that owns
+/* vmplan.h - the VM configuration step (docs/design.md): a VM that owns
  * every function of the assignment unit, for libvirt or Proxmox VE.
  *
  * Each VM target is a back end: a const struct vw_vm_ops with detect() and
@@ -43,8 +43,9 @@
 
 /* ---- templates ----------------------------------------------------------- */
 
-/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the source tree's
- * templates/, else $(pkgdatadir)/templates; the first that holds
+/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the templates/
+ * of the source tree the program was built from when it runs from its build
+ * tree, else $(pkgdatadir)/templates (core/datadir.h); the first that holds
  * libvirt-windows.xml wins.  NULL when none does.  Caller frees. */
 char *vw_template_dir(void);
 
@@ -203,7 +204,7 @@ int vw_vm_check_whole_disk(const struct vw_sysroot *sr, const char *path, struct
  * node under etc/pve/nodes. */
 long vw_pve_next_vmid(const struct vw_sysroot *sr);
 
-/* Check one hostpciN value against the property syntax (formats.md 7):
+/* Check one hostpciN value against the property syntax (docs/formats.md section 7):
  * [host=]HOSTPCIID[;HOSTPCIID...] or mapping=ID, then known keys with valid
  * values.  Returns true when valid, else false with err set. */
 bool vw_pve_hostpci_valid(const char *value, struct vw_err *err);

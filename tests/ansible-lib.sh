@@ -1,6 +1,6 @@
 # shellcheck shell=sh
 # shellcheck disable=SC2034  # the variables are for the scripts sourcing it
-# Shared by tests/ansible.sh and tests/ansible-run.sh (sourced, not run).
+# Shared by tests/ansible.sh, ansible-syntax.sh and ansible-run.sh (sourced).
 #
 # Cases: every tests/plans/NAME whose plan succeeds; tests/ansible/NAME.yml
 # holds the expected playbook of some of them (golden).  The host tree of a

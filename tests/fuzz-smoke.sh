@@ -24,7 +24,7 @@ if ! "$cc" -fsanitize=fuzzer,address,undefined "$scratch/probe.c" -o "$scratch/p
 	exit 77
 fi
 
-# The harnesses are built by the Makefile (mk/hardening.am); the jobserver
+# The harnesses are built by the Makefile (mk/fuzz.am); the jobserver
 # of an outer make does not reach us, so build on our own.
 unset MAKEFLAGS MFLAGS MAKELEVEL
 if ! make -s -C "$builddir" fuzz FUZZ_CC="$cc" >"$scratch/build.log" 2>&1; then

@@ -2,7 +2,7 @@
 # Every libvirt domain the VM step generated in test-vmplan (left in
 # tests/out/vm-domains/) must pass libvirt's schema (virt-xml-validate) and
 # a define on libvirt's test driver (virsh -c test:///default define
-# --validate), as formats.md section 6 asks.  The templates are checked too.
+# --validate), as docs/formats.md section 6 asks.  The templates are checked too.
 # Skipped (77) when libvirt-clients is not installed.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"

@@ -1,5 +1,6 @@
 /* main.c - vfiowiz entry point: locale, global options, subcommand table. */
 #include "cli.h"
+#include "datadir.h"
 #include "findings.h"
 #include "mig.h"
 #include "report.h"
@@ -61,22 +62,7 @@ static void usage(FILE *out)
 
 char *vw_cli_demo_dir(void)
 {
-	const char *env = getenv("VFIOWIZ_DEMO");
-	const char *cands[] = { env, VW_BUILDDIR "/tests/out/hosts/demo", VW_PKGDATADIR "/demo" };
-
-	for (size_t i = 0; i < VW_ARRAY_SIZE(cands); i++) {
-		char *p;
-
-		if (!cands[i] || !*cands[i])
-			continue;
-		p = vw_xasprintf("%s/sys", cands[i]);
-		if (access(p, R_OK) == 0) {
-			free(p);
-			return vw_xstrdup(cands[i]);
-		}
-		free(p);
-	}
-	return NULL;
+	return vw_datadir(VW_DATA_DEMO);
 }
 
 int vw_cli_probe(const struct vw_cli *cli, struct vw_sysroot **sr, struct vw_facts *f)
@@ -163,6 +149,39 @@ int vw_cmd_groups(const struct vw_cli *cli)
 	return rc;
 }
 
+/* The locale of the environment.  When it is not installed on this host
+ * (LANG=fr_FR.UTF-8 forwarded by SSH to a host that never generated it),
+ * glibc would fall back to C and English: take C.UTF-8 for the characters
+ * and ask for the language through LANGUAGE, which gettext honours in any
+ * locale but C.  The catalogs come from the build tree when the program
+ * runs from one, else from $(localedir) (core/datadir.h). */
+static void locale_init(void)
+{
+	const char *vars[] = { "LC_ALL", "LC_MESSAGES", "LANG" }, *want = NULL;
+#if ENABLE_NLS
+	char *dir;
+#endif
+
+	if (!setlocale(LC_ALL, "")) {
+		for (size_t i = 0; i < VW_ARRAY_SIZE(vars) && !want; i++)
+			if (getenv(vars[i]) && *getenv(vars[i]))
+				want = getenv(vars[i]);
+		if (setlocale(LC_ALL, "C.UTF-8") && want && strcmp(want, "C") &&
+		    strcmp(want, "POSIX") && !(getenv("LANGUAGE") && *getenv("LANGUAGE"))) {
+			char *lang = vw_xstrndup(want, strcspn(want, ".@"));
+
+			setenv("LANGUAGE", lang, 1);
+			free(lang);
+		}
+	}
+#if ENABLE_NLS
+	dir = vw_datadir(VW_DATA_LOCALE);
+	bindtextdomain(PACKAGE, dir);
+	textdomain(PACKAGE);
+	free(dir);
+#endif
+}
+
 int main(int argc, char **argv)
 {
 	enum { OPT_SYSROOT = 256, OPT_JSON, OPT_ALL, OPT_DEMO, OPT_LIST, OPT_ANSWERS, OPT_DRY_RUN,
@@ -191,11 +210,7 @@ int main(int argc, char **argv)
 	const char *name;
 	int c;
 
-	setlocale(LC_ALL, "");
-#if ENABLE_NLS
-	bindtextdomain(PACKAGE, getenv("VFIOWIZ_LOCALEDIR") ? getenv("VFIOWIZ_LOCALEDIR") : LOCALEDIR);
-	textdomain(PACKAGE);
-#endif
+	locale_init();
 	/* Options may come before or after the command ("check --json"). */
 	while ((c = getopt_long(argc, argv, "+hVo:y", opts, NULL)) != -1 || optind < argc) {
 		if (c == -1) {

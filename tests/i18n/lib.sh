@@ -14,6 +14,8 @@
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
 bin="$top_builddir/vfiowiz"
+# shellcheck source=tests/load.sh
+. "$top_srcdir/tests/load.sh"
 fail=0
 
 i18n_fail() {
@@ -88,7 +90,7 @@ i18n_walk() {
 		keys=${line%% --size *}
 		size=80x24
 		[ "$keys" != "$line" ] && size=${line##* --size }
-		if ! in_lang "$1" timeout 60 "$bin" --demo --script "$keys" --size "$size" \
+		if ! in_lang "$1" timeout "$(scaled 60)" "$bin" --demo --script "$keys" --size "$size" \
 			--dump "$2/$n" >"$2/walk.out" 2>&1; then
 			echo "$1: the walk '$keys' failed: $(tr '\n' ' ' <"$2/walk.out")" >>"$2/failed"
 		fi

@@ -72,7 +72,7 @@ written() {	# written LANG: the walk, then "path checksum" of each file written
 	root="$tmp/root-$1"
 	# hard links: every write replaces a file by rename (golden-plans.sh)
 	cp -al "$demo" "$root" 2>/dev/null || { rm -rf "$root"; cp -a "$demo" "$root"; } || exit 99
-	in_lang "$1" timeout 60 "$bin" --sysroot "$root" --dump "$tmp/root-$1.dump" --script \
+	in_lang "$1" timeout "$(scaled 60)" "$bin" --sysroot "$root" --dump "$tmp/root-$1.dump" --script \
 		enter,down,space,enter,enter,enter,type:gpu-vm,enter,space,down,type:secret1,enter,enter,enter,enter,enter \
 		>/dev/null 2>&1 || i18n_fail "$1: the walk on a copy of the demo host failed"
 	# journal ids (a time) masked; the journal's key and the lock differ

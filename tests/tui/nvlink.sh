@@ -13,6 +13,8 @@ set -u
 bin="$top_builddir/vfiowiz"
 host="$top_builddir/tests/out/hosts/nvswitch-8gpu"
 [ -d "$host/sys" ] || { echo "the fixture host is not built: $host"; exit 99; }
+# shellcheck source=tests/load.sh
+. "$top_srcdir/tests/load.sh"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$host/." "$tmp/root" 2>/dev/null || { mkdir -p "$tmp/root" && cp -a "$host/." "$tmp/root"; }
@@ -22,7 +24,7 @@ fail=0
 
 # Checks, GPU 0000:18:00.0, groups, isolation, a VM, VNC, then the review
 # and its first hunk.
-LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color timeout 20 "$bin" --sysroot "$tmp/root" \
+LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color timeout "$(scaled 20)" "$bin" --sysroot "$tmp/root" \
 	--script "enter,down,space,enter,enter,enter,type:gpu-vm,enter,space,down,type:secret1,enter,n" \
 	--dump "$tmp/d" >"$tmp/out" 2>&1 || { echo "FAIL: the run exited $?"; cat "$tmp/out"; exit 1; }
 

@@ -12,6 +12,8 @@ set -u
 bin="$top_builddir/vfiowiz"
 demo="${VFIOWIZ_DEMO:-$top_builddir/tests/out/hosts/demo}"
 [ -d "$demo/sys" ] || { echo "the demo host is not built: $demo"; exit 99; }
+# shellcheck source=tests/load.sh
+. "$top_srcdir/tests/load.sh"
 tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 cp -a "$demo/." "$tmp/root" 2>/dev/null || { mkdir -p "$tmp/root" && cp -a "$demo/." "$tmp/root"; }
@@ -21,7 +23,7 @@ n=0
 # run KEYS: a headless run on the copy; $last is its last screen.
 run() {
 	n=$((n + 1))
-	LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color timeout 20 "$bin" --sysroot "$tmp/root" \
+	LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color timeout "$(scaled 20)" "$bin" --sysroot "$tmp/root" \
 		--script "$1" --dump "$tmp/d$n" >"$tmp/out" 2>&1 || { echo "FAIL: run $n exited $?"; cat "$tmp/out"; fail=$((fail + 1)); }
 	last=$(ls "$tmp/d$n"/*.txt | tail -n 1)
 	first=$(ls "$tmp/d$n"/*.txt | head -n 1)

@@ -21,6 +21,8 @@ tmp=$(mktemp -d) || exit 99
 trap 'rm -rf "$tmp"' EXIT
 
 [ -d "$demo/sys" ] || { echo "the demo host is not built: $demo"; exit 99; }
+# shellcheck source=tests/load.sh
+. "$top_srcdir/tests/load.sh"
 for keysfile in "$screens"/*.keys; do
 	name=$(basename "$keysfile" .keys)
 	keys=$(sed -n 's/^keys: *//p' "$keysfile")
@@ -30,7 +32,7 @@ for keysfile in "$screens"/*.keys; do
 	n=$((n + 1))
 	# shellcheck disable=SC2086
 	env LC_ALL=C.UTF-8 LANGUAGE= TERM=xterm-256color NO_COLOR= VFIOWIZ_DEMO="$demo" $envs \
-		timeout 20 "$bin" --demo $args --script "$keys" --dump "$out" >"$tmp/stdout" 2>"$tmp/stderr"
+		timeout "$(scaled 20)" "$bin" --demo $args --script "$keys" --dump "$out" >"$tmp/stdout" 2>"$tmp/stderr"
 	rc=$?
 	last=$(ls "$out"/*.txt 2>/dev/null | tail -n 1)
 	if [ "$rc" -ne 0 ] || [ -z "$last" ]; then

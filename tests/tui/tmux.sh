@@ -15,6 +15,8 @@ demo="${VFIOWIZ_DEMO:-$top_builddir/tests/out/hosts/demo}"
 
 command -v tmux >/dev/null 2>&1 || { echo "SKIP: no tmux"; exit 77; }
 [ -d "$demo/sys" ] || { echo "the demo host is not built: $demo"; exit 99; }
+# shellcheck source=tests/load.sh
+. "$top_srcdir/tests/load.sh"
 tmp=$(mktemp -d) || exit 99
 nsock=0
 sock="$tmp/tmux.0"
@@ -46,9 +48,10 @@ tr_() {
 
 now_ms() { date +%s%3N; }
 
-# wait_for TEXT [MS]: poll the pane until TEXT shows (default deadline 10 s).
+# wait_for TEXT [MS]: poll the pane until TEXT shows (default deadline 10 s,
+# scaled with the load: tests/load.sh).
 wait_for() {
-	deadline=$(($(now_ms) + ${2:-10000}))
+	deadline=$(($(now_ms) + $(scaled "${2:-10000}")))
 	while :; do
 		T capture-pane -p -t w >"$tmp/screen" 2>/dev/null
 		grep -qF -- "$1" "$tmp/screen" && return 0
@@ -64,7 +67,7 @@ wait_for() {
 
 # wait_gone TEXT: poll until TEXT is no longer on the screen.
 wait_gone() {
-	deadline=$(($(now_ms) + 10000))
+	deadline=$(($(now_ms) + $(scaled 10000)))
 	while :; do
 		T capture-pane -p -t w >"$tmp/screen" 2>/dev/null
 		grep -qF -- "$1" "$tmp/screen" || return 0
@@ -80,7 +83,7 @@ wait_gone() {
 # wait_for_width COLS: the title line reaches the last column but one (the
 # host's name is drawn right-aligned), so the wizard redrew at this width.
 wait_for_width() {
-	deadline=$(($(now_ms) + 10000))
+	deadline=$(($(now_ms) + $(scaled 10000)))
 	while :; do
 		T capture-pane -p -t w >"$tmp/screen" 2>/dev/null
 		w=$(head -n 1 "$tmp/screen" | sed 's/ *$//' | wc -m)
@@ -107,7 +110,7 @@ start() {
 	sock="$tmp/tmux.$nsock"
 	T -f /dev/null new-session -d -s w -x 80 -y 24 \
 		"trap '' INT; env LANGUAGE=$LANG_ LC_ALL=C.UTF-8 TERM=$term VFIOWIZ_LOCALEDIR=$tmp/locale \
-		VFIOWIZ_DEMO=$demo $* timeout --foreground 300 $bin --demo; echo EXITED-\$?; exec cat" || {
+		VFIOWIZ_DEMO=$demo $* timeout --foreground $(scaled 300) $bin --demo; echo EXITED-\$?; exec cat" || {
 		echo "FAIL: tmux cannot start"; exit 99; }
 	T set-option -t w -g window-size manual >/dev/null 2>&1
 }
