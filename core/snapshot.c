@@ -13,7 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
 #include <stdio.h>
@@ -1230,20 +1230,60 @@ bool vw_snapshot_is_archive(const char *path)
 	return false;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Empty the directory dfd (closed here) by dirfds, never by paths: a tree
+ * deeper than PATH_MAX goes all the same.  Directories were made 0700 by
+ * us; one we cannot read gets its rights back first.  Depth is bounded by
+ * VW_TAR_DEPTH_MAX for trees we extracted; one fd a level. */
+static int rm_at(int dfd)
 {
-	(void)st, (void)ftw;
-	/* Directories were made 0700 by us; files need no rights to go. */
-	if (flag == FTW_DNR)
-		chmod(path, 0700);
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			r = r ? r : -errno;
+			continue;
+		}
+		fchmodat(dirfd(d), de->d_name, 0700, 0);	/* a directory: not a link */
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			r = r ? r : -errno;
+			continue;
+		}
+		if (rm_at(fd) < 0 && !r)
+			r = -EIO;
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && !r)
+			r = -errno;
+	}
+	closedir(d);
+	return r;
 }
 
 int vw_snapshot_remove(const char *dir)
 {
+	int fd, r;
+
 	if (!dir || !*dir)
 		return -EINVAL;
-	return nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = rm_at(fd);
+	if (rmdir(dir) < 0 && errno != ENOENT && !r)
+		r = -errno;
+	return r;
 }
 
 int vw_snapshot_import(const char *archive, const struct vw_tar_limits *lim, char **dir,

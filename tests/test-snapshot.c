@@ -244,6 +244,44 @@ static void test_hostile(void **state)
 	free(jail);
 }
 
+/* A tree deeper than PATH_MAX (made here, as an older reader let a
+ * snapshot make it) is removed all the same: by dirfds, not paths. */
+static void test_remove_deep(void **state)
+{
+	char *jail = tu_mkroot(), *top = vw_xasprintf("%s/deep", jail), comp[201];
+	int fd;
+
+	(void)state;
+	memset(comp, 'x', 200);
+	comp[200] = '\0';
+	assert_int_equal(mkdir(top, 0700), 0);
+	fd = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 40; i++) {	/* 8 KiB of path */
+		int nfd;
+
+		assert_int_equal(mkdirat(fd, comp, 0700), 0);
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY);
+		assert_true(nfd >= 0);
+		if (i == 20) {
+			int f = openat(nfd, "file", O_WRONLY | O_CREAT, 0600);
+
+			assert_true(f >= 0);
+			close(f);
+			assert_int_equal(symlinkat("/etc", nfd, "link"), 0);
+		}
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	assert_int_equal(vw_snapshot_remove(top), 0);
+	assert_int_not_equal(access(top, F_OK), 0);
+	assert_int_equal(access("/etc", F_OK), 0);
+	free(top);
+	tu_rmtree(jail);
+	free(jail);
+}
+
 /* Limits are enforced as given, before the bytes are written. */
 static void test_limits(void **state)
 {
@@ -984,6 +1022,7 @@ int main(void)
 		cmocka_unit_test(test_link_rule),
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_remove_deep),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_payloads_never_run),
 		cmocka_unit_test(test_redact),
