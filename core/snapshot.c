@@ -805,6 +805,84 @@ static void collect_commands(struct ctx *c)
 	}
 }
 
+/* The value of "key = value", "key: value" or key='value' on one line of
+ * text (the first such line), without quotes; NULL when absent.  Caller
+ * frees.  Enough for state.conf and corosync.conf. */
+static char *line_value(const char *line, const char *key)
+{
+	size_t k = strlen(key), n;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, key, k))
+		return NULL;
+	line += k;
+	line += strspn(line, " \t");
+	if (*line != '=' && *line != ':')
+		return NULL;
+	line++;
+	line += strspn(line, " \t\"'");
+	n = strcspn(line, "\"' \t\r\n");
+	return n ? vw_xstrndup(line, n) : NULL;
+}
+
+/* Names given in a file's "key = value" lines, each added as kind. */
+static void names_from(struct ctx *c, const char *path, const char *const *keys, enum vw_redact_kind kind)
+{
+	char *s, *v;
+
+	if (vw_sysroot_read(c->sr, path, &s, NULL, SYSFS_MAX, NULL) < 0)
+		return;
+	for (char *line = s, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		for (size_t i = 0; keys[i]; i++) {
+			if (!(v = line_value(line, keys[i])))
+				continue;
+			/* user@host, or a host: each part on its own. */
+			char *at = strchr(v, '@');
+
+			if (at) {
+				*at = '\0';
+				vw_redact_add_name(c->red, VW_RED_HOST, at + 1);
+			}
+			vw_redact_add_name(c->red, kind, v);
+			free(v);
+		}
+	}
+	free(s);
+}
+
+/* The serial or WWN that a /dev/disk/by-id name carries, added as a serial
+ * number: "ata-MODEL_SERIAL", "nvme-MODEL_SERIAL[-partN]", "usb-V_M_SERIAL-0:0",
+ * "wwn-0xHEX", "nvme-eui.HEX", "virtio-SERIAL", "scsi-3HEX". */
+static void by_id_serial(struct ctx *c, const char *name)
+{
+	const char *dash = strchr(name, '-'), *id;
+	char *s, *e;
+
+	if (!dash)
+		return;
+	id = dash + 1;
+	s = vw_xstrdup(id);
+	/* Partitions and USB LUNs are suffixes of the same id. */
+	if ((e = strstr(s, "-part")) && e[5] && strspn(e + 5, "0123456789") == strlen(e + 5))
+		*e = '\0';
+	if ((e = strrchr(s, '-')) && strchr(e, ':'))
+		*e = '\0';
+	if (vw_startswith(name, "wwn-") || vw_startswith(name, "virtio-") || strchr(s, '.')) {
+		const char *hex = strchr(s, '.') ? strchr(s, '.') + 1 : s;
+
+		vw_redact_add_name(c->red, VW_RED_SERIAL, hex);
+	} else if ((e = strrchr(s, '_'))) {
+		vw_redact_add_name(c->red, VW_RED_SERIAL, e + 1);
+	} else {
+		vw_redact_add_name(c->red, VW_RED_SERIAL, s);	/* scsi-3HEX */
+	}
+	free(s);
+}
+
 /* Names to hide and words to protect, before any text is read. */
 static void prepare_redaction(struct ctx *c)
 {
@@ -859,6 +937,17 @@ static void prepare_redaction(struct ctx *c)
 	collect_list(c, "home", &names);
 	for (char **n = names; n && *n; n++)
 		vw_redact_add_name(c->red, VW_RED_USER, *n);
+	vw_strv_free(names);
+	/* The wizard's own answers (ssh_user, ssh_host) and Proxmox cluster
+	 * members: node and cluster names. */
+	names_from(c, "var/lib/vfiowiz/state.conf", (const char *const[]){ "ssh_user", NULL }, VW_RED_USER);
+	names_from(c, "var/lib/vfiowiz/state.conf", (const char *const[]){ "ssh_host", NULL }, VW_RED_HOST);
+	names_from(c, "etc/pve/corosync.conf", (const char *const[]){ "name", "cluster_name", NULL },
+		   VW_RED_HOST);
+	/* Disk serial numbers and WWNs named in /dev/disk/by-id. */
+	collect_list(c, "dev/disk/by-id", &names);
+	for (char **n = names; n && *n; n++)
+		by_id_serial(c, *n);
 	vw_strv_free(names);
 	/* Disk serial numbers: in sysfs, and inside /dev/disk/by-id names. */
 	collect_list(c, "sys/block", &names);

@@ -470,7 +470,9 @@ static void test_redact(void **state)
 		"<serial>WD-12345</serial> <serial type='pty'>\n"
 		"hello myhost and MyHost.example.com, myhostname, alice /home/alice/vm.qcow2\n"
 		"nvidia nvidia-smi alice2\n"
-		"alice_password=pw Alice\n";
+		"alice_password=pw Alice\n"
+		"url ssh-rsa%20AAAA%20alice%40MyHost.example.com%0A\n"
+		"<entry name='serial'>DELL7Q</entry><entry name=\"asset\">A-0042</entry><entry name='family'>X</entry>\n";
 	char *out;
 	size_t len;
 
@@ -497,9 +499,11 @@ static void test_redact(void **state)
 	assert_non_null(strstr(out, "vnc_password = \"REDACTED\""));
 	assert_non_null(strstr(out, "passwd='REDACTED'"));
 	assert_non_null(strstr(out, "<serial>SERIAL2</serial> <serial type='pty'>"));
-	assert_non_null(strstr(out, "hello host1 and host1.example.com, myhostname, user1 /home/user1/vm.qcow2"));
+	assert_non_null(strstr(out, "hello host1 and host1.domain1.example, myhostname, user1 /home/user1/vm.qcow2"));
 	assert_non_null(strstr(out, "nvidia nvidia-smi alice2"));
 	assert_non_null(strstr(out, "user1_password=REDACTED user1\n"));
+	assert_non_null(strstr(out, "url ssh-rsa%20AAAA%20user1%40host1.domain1.example%0A\n"));
+	assert_non_null(strstr(out, "<entry name='serial'>SERIAL3</entry><entry name=\"asset\">SERIAL4</entry><entry name='family'>X</entry>"));
 	assert_null(strstr(out, "hunter2"));
 	assert_null(strstr(out, "1654922001234"));
 	assert_int_equal(vw_redact_count(r, VW_RED_UUID), 2);
@@ -539,7 +543,7 @@ static void small_host(const char *root)
 	tu_write(root, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nflags\t\t: fpu vmx\n");
 	tu_write(root, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
 	tu_write(root, "proc/sys/kernel/hostname", "gpubox\n");
-	tu_write(root, "etc/hostname", "gpubox\n");
+	tu_write(root, "etc/hostname", "gpubox.corp-acme.example\n");
 	tu_write(root, "proc/version", "Linux version 6.1.0-18-amd64 (alice@gpubox) #1 SMP\n");
 	tu_write(root, "proc/cmdline", "BOOT_IMAGE=/vmlinuz root=UUID=6f1a3c2e-8b4d-4e0a-9c57-2d1e0b9f4a61 "
 				       "ro quiet intel_iommu=on\n");
@@ -554,7 +558,29 @@ static void small_host(const char *root)
 	tu_mkdir(root, "home/alice");
 	tu_write(root, "etc/pve/qemu-server/100.conf", "net0: virtio=52:54:00:AA:BB:CC,bridge=vmbr0\n"
 						       "name: alice-win\n");
-	tu_write(root, "var/lib/vfiowiz/state.conf", "step = \"verify\"\nvnc_password = \"hunter2\"\n");
+	tu_write(root, "var/lib/vfiowiz/state.conf", "step = \"verify\"\nvnc_password = \"hunter2\"\n"
+						    "access {\n  ssh_user = \"bobsmith\"\n  ssh_host = 'jumpbox.corp-acme.example'\n}\n");
+	/* Planted values the redaction must find (issue 14 item 7). */
+	tu_write(root, "etc/pve/qemu-server/101.conf",
+		 "sshkeys: ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIKEYMATERIAL%20carol%40laptop.corp-acme.example%0A\n"
+		 "name: win\n");
+	tu_write(root, "etc/pve/corosync.conf",
+		 "nodelist {\n  node {\n    name: pvenorth\n    nodeid: 1\n    ring0_addr: 10.9.8.7\n  }\n"
+		 "  node {\n    name: pvesouth\n    nodeid: 2\n  }\n}\ntotem {\n  cluster_name: acmecluster\n"
+		 "  version: 2\n}\n");
+	tu_write(root, "etc/libvirt/qemu/win.xml",
+		 "<domain type='kvm'><name>win</name><sysinfo type='smbios'><system>"
+		 "<entry name='manufacturer'>Dell Inc.</entry><entry name='serial'>DELLSVC7Q</entry>"
+		 "<entry name=\"asset\">ASSET-0042</entry></system></sysinfo>"
+		 "<description>pvenorth acmecluster</description></domain>\n");
+	tu_symlink(root, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R654321B", "../../nvme0n1");
+	tu_symlink(root, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R654321B-part1",
+		   "../../nvme0n1p1");
+	tu_symlink(root, "dev/disk/by-id/nvme-eui.0025385b71b0c1d2", "../../nvme0n1");
+	tu_symlink(root, "dev/disk/by-id/wwn-0x5002538e40a1b2c3", "../../sda");
+	tu_symlink(root, "dev/disk/by-id/wwn-0x5002538e40a1b2c3-part2", "../../sda2");
+	tu_symlink(root, "dev/disk/by-id/virtio-VIRTSER123", "../../vda");
+	tu_symlink(root, "dev/disk/by-id/usb-SanDisk_Ultra_4C530001230915109433-0:0", "../../sdb");
 	tu_write(root, "var/lib/vfiowiz/journal/20250101T000000Z/manifest", "file etc/x\n");
 	tu_write(root, "var/lib/vfiowiz/journal/20250101T000000Z/files/0001", "SECRET ORIGINAL\n");
 	tu_write(root, ".vfiowiz/cmd/nvidia-smi_-q", "GPU 00000000:01:00.0\n    Serial Number : 1654922001234\n"
@@ -754,8 +780,10 @@ static void roundtrip(const char *root, const char *jail, struct vw_snapshot *ke
 
 			if (!e)
 				fail_msg("%s: missing from the snapshot of the replay", snap.v[i].path);
-			if (e->type == VW_SNAP_FILE && strcmp(e->path, ".vfiowiz/snapshot"))
-				assert_memory_equal(e->data, snap.v[i].data, e->len);
+			if (e->type == VW_SNAP_FILE && strcmp(e->path, ".vfiowiz/snapshot") &&
+			    (e->len != snap.v[i].len || memcmp(e->data, snap.v[i].data, e->len)))
+				fail_msg("%s differs in the replay: '%.*s' vs '%.*s'", e->path, (int)e->len, e->data,
+					 (int)snap.v[i].len, snap.v[i].data);
 		}
 		vw_snapshot_done(&again);
 	}
@@ -810,7 +838,7 @@ static void test_capture(void **state)
 	assert_non_null(strstr(e->data, "root=UUID=00000000-0000-0000-0000-000000000001 "));
 	e = find(&snap, ".vfiowiz/cmd/efibootmgr_-v");
 	assert_non_null(strstr(e->data, "GPT,00000000-0000-0000-0000-000000000001,"));
-	assert_string_equal(find(&snap, "etc/hostname")->data, "host1\n");
+	assert_string_equal(find(&snap, "etc/hostname")->data, "host1.domain1.example\n");
 	assert_string_equal(find(&snap, "proc/sys/kernel/hostname")->data, "host1\n");
 	assert_non_null(strstr(find(&snap, "proc/version")->data, "(user1@host1)"));
 	e = find(&snap, "etc/pve/qemu-server/100.conf");
@@ -842,6 +870,31 @@ static void test_capture(void **state)
 	e = find(&snap, "dev/disk/by-id/ata-Samsung_SSD_860_EVO_1TB_SERIAL1");
 	assert_non_null(e);
 	assert_string_equal(e->data, "../../sda");
+
+	/* Planted values (issue 14 item 7): links kept, under redacted names. */
+	assert_non_null(find(&snap, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_SERIAL2"));
+	assert_non_null(find(&snap, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_SERIAL2-part1"));
+	e = find(&snap, "etc/pve/qemu-server/101.conf");
+	assert_non_null(strstr(e->data, "sshkeys: REDACTED\nname: win\n"));
+	e = find(&snap, "etc/hostname");
+	assert_null(strstr(e->data, "corp-acme"));
+	assert_non_null(strstr(find(&snap, "etc/libvirt/qemu/win.xml")->data, "<entry name='manufacturer'>Dell Inc.</entry>"));
+	{
+		static const char *const planted[] = {
+			"S4EWNX0R654321B", "0025385b71b0c1d2", "5002538e40a1b2c3", "VIRTSER123",
+			"4C530001230915109433", "bobsmith", "jumpbox", "corp-acme", "carol", "KEYMATERIAL",
+			"pvenorth", "pvesouth", "acmecluster", "DELLSVC7Q", "ASSET-0042",
+		};
+
+		for (size_t i = 0; i < snap.n; i++) {
+			e = &snap.v[i];
+			for (size_t k = 0; k < VW_ARRAY_SIZE(planted); k++) {
+				if (strstr(e->path, planted[k]) ||
+				    (e->type != VW_SNAP_DIR && memmem(e->data, e->len, planted[k], strlen(planted[k]))))
+					fail_msg("%s still holds %s", e->path, planted[k]);
+			}
+		}
+	}
 
 	/* Nothing in the whole snapshot still says who or where. */
 	for (size_t i = 0; i < snap.n; i++) {
