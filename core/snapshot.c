@@ -16,6 +16,7 @@
 #include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1375,8 +1376,68 @@ int vw_snapshot_remove(const char *dir)
 	return r;
 }
 
+/* SIGINT, SIGTERM or SIGHUP during an import: noted, the extraction stops,
+ * the folder goes, then the signal is delivered again as before. */
+static const int import_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t import_sig;
+
+static void on_import_signal(int sig)
+{
+	import_sig = sig;
+}
+
+static void import_catch(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_import_signal;
+	sigemptyset(&sa.sa_mask);
+	import_sig = 0;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(import_signals); i++) {
+		sigaction(import_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)	/* nohup stays nohup */
+			sigaction(import_signals[i], &sa, NULL);
+	}
+}
+
+static void import_release(const struct sigaction *old)
+{
+	int sig = import_sig;
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(import_signals); i++)
+		sigaction(import_signals[i], &old[i], NULL);
+	import_sig = 0;
+	if (sig)
+		raise(sig);
+}
+
+static int import(const char *archive, const struct vw_tar_limits *lim, char **dir,
+		  struct vw_tar_stats *st, struct vw_err *err);
+
 int vw_snapshot_import(const char *archive, const struct vw_tar_limits *lim, char **dir,
 		       struct vw_tar_stats *st, struct vw_err *err)
+{
+	static const struct vw_tar_limits def = VW_TAR_LIMITS_DEFAULT;
+	struct vw_tar_limits l = lim ? *lim : def;
+	struct sigaction old[VW_ARRAY_SIZE(import_signals)];
+	int r;
+
+	l.stop = &import_sig;
+	import_catch(old);
+	r = import(archive, &l, dir, st, err);
+	if (import_sig && r == 0) {	/* came after the last entry */
+		vw_snapshot_remove(*dir);
+		free(*dir);
+		*dir = NULL;
+		r = vw_err_set(err, -EINTR, _("%s: interrupted: the import stops"), archive);
+	}
+	import_release(old);
+	return r;
+}
+
+static int import(const char *archive, const struct vw_tar_limits *lim, char **dir,
+		  struct vw_tar_stats *st, struct vw_err *err)
 {
 	static const char *const tops[] = { "sys", "proc", "etc", ".vfiowiz" };
 	const char *tmp = getenv("TMPDIR");

@@ -615,6 +615,10 @@ static int make_file(struct ex *x, const char *name, uint64_t size, struct vw_er
 		return refuse(err, -e, name, strerror(e));
 	}
 	while (left && r == 0) {
+		if (x->lim.stop && *x->lim.stop) {
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+			break;
+		}
 		size_t k = left < CHUNK ? (size_t)left : CHUNK;
 		size_t off = 0;
 
@@ -830,8 +834,12 @@ static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_
 	x->cache_fd = -1;
 	x->pax_size = -1;
 	r = src_open(&x->src, err);
-	while (r == 0)
-		r = one_header(x, err);
+	while (r == 0) {
+		if (x->lim.stop && *x->lim.stop)
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+		else
+			r = one_header(x, err);
+	}
 	x->st.compressed = x->src.gz;
 	if (st)
 		*st = x->st;

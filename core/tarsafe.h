@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
@@ -54,11 +55,14 @@ struct vw_tar_limits {
 	uint64_t max_file;	/* size of one regular file */
 	uint64_t max_stream;	/* bytes of tar read (after decompression) */
 	size_t max_entries;	/* files, directories and links */
+	/* When set and *stop becomes non-zero (a signal handler), extraction
+	 * stops at the next entry or chunk with -EINTR. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* 256 MiB in all, 64 MiB a file, 200000 entries, 512 MiB of tar stream. */
 #define VW_TAR_LIMITS_DEFAULT \
-	{ (uint64_t)256 << 20, (uint64_t)64 << 20, (uint64_t)512 << 20, 200000 }
+	{ (uint64_t)256 << 20, (uint64_t)64 << 20, (uint64_t)512 << 20, 200000, NULL }
 
 struct vw_tar_stats {
 	size_t files, dirs, symlinks;

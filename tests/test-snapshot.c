@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,6 +279,67 @@ static void test_remove_deep(void **state)
 	assert_int_not_equal(access(top, F_OK), 0);
 	assert_int_equal(access("/etc", F_OK), 0);
 	free(top);
+	tu_rmtree(jail);
+	free(jail);
+}
+
+/* SIGTERM during an import: the extraction stops, nothing is left in
+ * TMPDIR, and the process still dies of the signal.  The child extracts a
+ * marker, then 120 MiB; the signal is sent as soon as the marker exists
+ * (no sleep: the parent watches for it). */
+static void test_import_signal(void **state)
+{
+	static char zeros[1 << 20];
+	char *jail = tu_mkroot(), *tmp = vw_xasprintf("%s/tmp", jail);
+	char *arch = vw_xasprintf("%s/big.tar.gz", jail);
+	struct htar *t;
+	bool sent = false;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	t = htar_open(arch, true);
+	assert_non_null(t);
+	htar_entry(t, "sys/", '5', 0, NULL, NULL, 0);
+	htar_entry(t, "sys/marker", '0', 2, NULL, "m\n", 2);
+	for (int f = 0; f < 2; f++) {
+		htar_entry(t, f ? "sys/big1" : "sys/big0", '0', (uint64_t)60 << 20, NULL, zeros, sizeof(zeros));
+		for (int k = 1; k < 60; k++)
+			htar_raw(t, zeros, sizeof(zeros));
+	}
+	assert_int_equal(htar_close(t, true), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct vw_err err = { 0 };
+		char *dir = NULL;
+
+		setenv("TMPDIR", tmp, 1);
+		_exit(vw_snapshot_import(arch, NULL, &dir, NULL, &err) == 0 ? 0 : 3);
+	}
+	while (!sent) {
+		DIR *d = opendir(tmp);
+		struct dirent *de;
+
+		assert_int_equal(waitpid(pid, &st, WNOHANG), 0);	/* still importing */
+		while (d && !sent && (de = readdir(d))) {
+			char *m = vw_xasprintf("%s/%s/sys/marker", tmp, de->d_name);
+
+			if (de->d_name[0] != '.' && access(m, F_OK) == 0)
+				sent = kill(pid, SIGTERM) == 0;
+			free(m);
+		}
+		if (d)
+			closedir(d);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGTERM);
+	assert_int_equal(count_entries(tmp), 0);
+	free(arch);
+	free(tmp);
 	tu_rmtree(jail);
 	free(jail);
 }
@@ -1076,6 +1138,7 @@ int main(void)
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_hostile),
 		cmocka_unit_test(test_remove_deep),
+		cmocka_unit_test(test_import_signal),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_payloads_never_run),
 		cmocka_unit_test(test_redact),
