@@ -1,6 +1,7 @@
 /* access.c - the guest-access step: scripts for the guest, the host's VNC
  * allow-list, and the commands to connect (docs/formats.md section 8). */
 #include "access.h"
+#include "text.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -24,9 +25,8 @@ int vw_access_vnc_check(const struct vw_access_choices *a, struct vw_err *err)
 		return vw_err_set(err, -EINVAL,
 				  _("the VNC password has %zu characters: VNC uses at most %d and libvirt refuses a longer one when the domain is defined"),
 				  n, VW_VNC_PASSWORD_MAX);
-	for (const char *p = a->vnc_password; *p; p++)
-		if ((unsigned char)*p < 0x20 || *p == 0x7f)
-			return vw_err_set(err, -EINVAL, _("the VNC password holds a control character"));
+	if (!vw_text_ok(a->vnc_password))	/* it goes into XML */
+		return vw_err_set(err, -EINVAL, _("the VNC password holds a control character or bytes that are not UTF-8"));
 	return 0;
 }
 

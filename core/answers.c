@@ -5,6 +5,7 @@
  * key given twice.  Messages carry "file:line:", which libconfuse does not
  * keep inside sections, so the parse runs with a context of its own. */
 #include "answers.h"
+#include "text.h"
 
 #include <arpa/inet.h>
 #include <confuse.h>
@@ -227,11 +228,29 @@ static const char *opt_str(cfg_opt_t *opt)
 	return s ? s : "";
 }
 
+/* Every string of the answers ends up in XML, a script, a command line or a
+ * configuration file: valid UTF-8 without control characters (text.h), or
+ * a clear error at its line, before anything else looks at it. */
+static int text_check(cfg_t *cfg, cfg_opt_t *opt, const char *path)
+{
+	if (opt->type != CFGT_STR)
+		return 0;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *v = cfg_opt_getnstr(opt, i);
+
+		if (v && !vw_text_ok(v))
+			return fail_at(cfg->line, _("'%s' holds a control character or bytes that are not UTF-8"),
+				       path);
+	}
+	return 0;
+}
+
 #define KEY_CB(fn, path, body)                                             \
 	static int fn(cfg_t *cfg, cfg_opt_t *opt)                         \
 	{                                                                  \
-		(void)opt;                                                 \
 		if (seen_once(path, cfg->line) < 0)                        \
+			return -1;                                         \
+		if (text_check(cfg, opt, path) < 0)                        \
 			return -1;                                         \
 		body                                                       \
 		return 0;                                                  \
@@ -242,6 +261,8 @@ static int check_word(cfg_t *cfg, cfg_opt_t *opt, const char *path, const char *
 	const char *v = opt_str(opt);
 
 	if (seen_once(path, cfg->line) < 0)
+		return -1;
+	if (text_check(cfg, opt, path) < 0)
 		return -1;
 	if (word_index(words, v) < 0) {
 		char *w = join_words(words);
@@ -269,6 +290,8 @@ static int v_devices(cfg_t *cfg, cfg_opt_t *opt)
 
 	if (list_seen_once("devices", cfg->line, cfg_opt_size(opt)) < 0)
 		return -1;
+	if (text_check(cfg, opt, "devices") < 0)
+		return -1;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *d = cfg_opt_getnstr(opt, i);
 
@@ -285,6 +308,8 @@ static int v_keep_out(cfg_t *cfg, cfg_opt_t *opt)
 	char canon[16];
 
 	if (list_seen_once("keep_out", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	if (text_check(cfg, opt, "keep_out") < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *d = cfg_opt_getnstr(opt, i);
@@ -306,6 +331,8 @@ static int v_nvlink(cfg_t *cfg, cfg_opt_t *opt)
 	int r = 0;
 
 	if (list_seen_once("nvlink", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	if (text_check(cfg, opt, "nvlink") < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *s = cfg_opt_getnstr(opt, i);
@@ -333,7 +360,7 @@ static int v_acs(cfg_t *cfg, cfg_opt_t *opt)
 	struct vw_buf rest = VW_BUF_INIT;
 	int r = 0;
 
-	if (seen_once("acs_override", cfg->line) < 0) {
+	if (seen_once("acs_override", cfg->line) < 0 || text_check(cfg, opt, "acs_override") < 0) {
 		free(spec);
 		return -1;
 	}
@@ -442,6 +469,8 @@ static int v_blacklist(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("blacklist", cfg->line, cfg_opt_size(opt)) < 0)
 		return -1;
+	if (text_check(cfg, opt, "blacklist") < 0)
+		return -1;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *m = cfg_opt_getnstr(opt, i);
 
@@ -454,6 +483,8 @@ static int v_blacklist(cfg_t *cfg, cfg_opt_t *opt)
 static int v_allow(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("access|allow", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	if (text_check(cfg, opt, "access|allow") < 0)
 		return -1;
 	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
 		const char *a = cfg_opt_getnstr(opt, i);
@@ -492,6 +523,8 @@ static int name_check(cfg_t *cfg, cfg_opt_t *opt, const char *path, size_t max, 
 
 	if (seen_once(path, cfg->line) < 0)
 		return -1;
+	if (text_check(cfg, opt, path) < 0)
+		return -1;
 	if (plain_name_ok(v, max, extra))
 		return 0;
 	if (strchr(extra, '+'))
@@ -518,6 +551,8 @@ static int v_storage_path(cfg_t *cfg, cfg_opt_t *opt)
 
 	if (seen_once("vm|storage|path", cfg->line) < 0)
 		return -1;
+	if (text_check(cfg, opt, "vm|storage|path") < 0)
+		return -1;
 	if (*v && (v[0] != '/' || strstr(v, "/../") || strpbrk(v, "\n\r\t")))
 		return fail_at(cfg->line, _("bad value '%s' for 'vm|storage|path' (an absolute path)"), v);
 	return 0;
@@ -528,6 +563,8 @@ static int v_vnc_password(cfg_t *cfg, cfg_opt_t *opt)
 	const char *v = opt_str(opt);
 
 	if (seen_once("access|vnc_password", cfg->line) < 0)
+		return -1;
+	if (text_check(cfg, opt, "access|vnc_password") < 0)
 		return -1;
 	/* libvirt rejects VNC passwords over 8 characters at define time. */
 	if (strlen(v) > 8)

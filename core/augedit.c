@@ -97,7 +97,20 @@ int vw_aug_load(struct vw_aug *a, const char *lens, const char *text, const char
 	struct doc *d;
 	char *in;
 	int n = (int)a->ndocs;
+	size_t line = 1;
 
+	/* Augeas asserts (aborts) on some control bytes (0x04 in Shellvars):
+	 * refuse them all before it sees the text.  Tab, newline and the
+	 * carriage return of a CRLF file are text. */
+	for (const unsigned char *p = (const unsigned char *)text; *p; p++) {
+		if (*p == '\n')
+			line++;
+		else if ((*p < 0x20 && *p != '\t' && *p != '\r') || *p == 0x7f)
+			/* TRANSLATORS: a file name, a line number, a byte in hex. */
+			return vw_err_set(err, -EINVAL,
+					  _("%s:%zu: holds a control character (byte 0x%02x): remove it, then plan again"),
+					  fname, line, *p);
+	}
 	a->docs = vw_xreallocarray(a->docs, a->ndocs + 1, sizeof(*a->docs));
 	d = &a->docs[a->ndocs++];
 	d->lens = vw_xstrdup(lens);

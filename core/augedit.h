@@ -33,7 +33,9 @@ augeas *vw_aug_handle(struct vw_aug *a);
 
 /* Parse text (the contents of fname, named in messages) with lens.  Returns
  * a document number (>= 0) or -EINVAL with err "FILE:LINE: cannot be read
- * as LENS (augeas: message)". */
+ * as LENS (augeas: message)".  Text holding a control character other than
+ * tab, CR and LF is refused first ("FILE:LINE: holds a control character"):
+ * augeas aborts on some of them. */
 int vw_aug_load(struct vw_aug *a, const char *lens, const char *text, const char *fname,
 		struct vw_err *err);
 

@@ -1,7 +1,10 @@
 /* change.c - building a plan: whole-file changes read through the sysroot. */
 #include "change.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <strings.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -317,15 +320,79 @@ int vw_plan_read(const struct vw_plan *p, const struct vw_sysroot *sr, const cha
 	return r;
 }
 
+/* Length of one written form of the byte c at s (n bytes left), trying the
+ * alternative alt (0, 1, ...); 0 when alt does not match, -1 past the last
+ * alternative.  Longer forms come first so that a match covers all of it. */
+static int enc_len(const char *s, size_t n, unsigned char c, int alt)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e[16];
+
+	switch (alt) {
+	case 0:	/* shell: a single quote inside '...' */
+		if (c != '\'')
+			return 0;
+		if (n >= 4 && !memcmp(s, "'\\''", 4))
+			return 4;
+		return n >= 5 && !memcmp(s, "'\"'\"'", 5) ? 5 : 0;
+	case 1:	/* XML: named entities */
+		snprintf(e, sizeof(e), "%s", c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" :
+			 c == '"' ? "&quot;" : c == '\'' ? "&apos;" : "");
+		break;
+	case 2:	/* XML: character references */
+		snprintf(e, sizeof(e), "&#%u;", c);
+		break;
+	case 3:
+		snprintf(e, sizeof(e), "&#x%x;", c);
+		break;
+	case 4:	/* URL: %XX in either case; + for a blank in a query */
+		if (n >= 3 && s[0] == '%' && tolower((unsigned char)s[1]) == hex[c >> 4] &&
+		    tolower((unsigned char)s[2]) == hex[c & 15])
+			return 3;
+		return c == ' ' && n >= 1 && s[0] == '+' ? 1 : 0;
+	case 5:	/* backslash escapes: "...", libconfuse, C */
+		return n >= 2 && s[0] == '\\' && (unsigned char)s[1] == c ? 2 : 0;
+	case 6:
+		return n >= 1 && (unsigned char)s[0] == c ? 1 : 0;
+	default:
+		return -1;
+	}
+	if (!*e)
+		return 0;
+	return n >= strlen(e) && !strncasecmp(s, e, strlen(e)) ? (int)strlen(e) : 0;
+}
+
+/* Length of secret written at s in any of the forms above (mixed forms
+ * too: masking more is harmless), or 0. */
+static size_t enc_match(const char *s, size_t n, const char *secret)
+{
+	if (!*secret)
+		return 0;
+	for (int alt = 0;; alt++) {
+		int l = enc_len(s, n, (unsigned char)*secret, alt);
+		size_t rest;
+
+		if (l < 0)
+			return 0;
+		if (!l)
+			continue;
+		if (!secret[1])
+			return (size_t)l;
+		rest = enc_match(s + l, n - (size_t)l, secret + 1);
+		if (rest)
+			return (size_t)l + rest;
+	}
+}
+
 char *vw_change_mask(const char *s, size_t len, const char *secret, size_t *outlen)
 {
 	struct vw_buf b = VW_BUF_INIT;
-	size_t sl = secret ? strlen(secret) : 0;
+	size_t m;
 
 	for (size_t i = 0; i < len;) {
-		if (sl && i + sl <= len && !memcmp(s + i, secret, sl)) {
+		if (secret && *secret && (m = enc_match(s + i, len - i, secret))) {
 			vw_buf_adds(&b, "********");
-			i += sl;
+			i += m;
 		} else {
 			vw_buf_addc(&b, s[i++]);
 		}

@@ -123,8 +123,10 @@ char *vw_change_normpath(const char *path, struct vw_err *err);
 
 /* s (len bytes) with every occurrence of secret (NULL or "": none) shown as
  * "********", for the diff of a secret change: the VNC password never
- * reaches the screen.  Returns a new string (caller frees), *outlen its
- * length. */
+ * reaches the screen.  Every form it may be written in is masked: raw,
+ * XML-escaped (entities, character references), shell-quoted ('\''),
+ * URL-encoded (%XX either case), backslash-escaped.  Returns a new string
+ * (caller frees), *outlen its length. */
 char *vw_change_mask(const char *s, size_t len, const char *secret, size_t *outlen);
 
 #endif

@@ -31,6 +31,8 @@ struct name {
 struct vw_redact {
 	struct map maps[VW_RED_NKINDS];
 	size_t secrets;
+	size_t ndomains;
+	size_t floor[VW_RED_NKINDS];	/* highest placeholder number seen */
 	struct name *names;
 	size_t nnames;
 	char **protect;
@@ -95,6 +97,68 @@ static bool is_alnum(unsigned char c)
 static bool is_hex(unsigned char c)
 {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+/* A word starts at i: after a byte that is not a letter or digit, or after
+ * a URL escape ("%20alice%40host" in Proxmox's sshkeys). */
+static bool word_start(const char *in, size_t i)
+{
+	return !i || !is_alnum((unsigned char)in[i - 1]) ||
+	       (i >= 3 && in[i - 3] == '%' && is_hex((unsigned char)in[i - 2]) && is_hex((unsigned char)in[i - 1]));
+}
+
+/* One of our own placeholders ("host2", "user1", "SERIAL3",
+ * "domain1.example", "host1.domain1.example"): a replayed snapshot, redacted
+ * again, must come out the same, so they are kept as they are, and new
+ * placeholders are numbered after them (r->floor). */
+static bool placeholder(struct vw_redact *r, const char *name, size_t nlen)
+{
+	static const struct { const char *stem; int kind; } stems[] = {
+		{ "host", VW_RED_HOST }, { "user", VW_RED_USER }, { "SERIAL", VW_RED_SERIAL },
+		{ "domain", VW_RED_NKINDS },
+	};
+	size_t nums[VW_ARRAY_SIZE(stems)] = { 0 };
+	const char *end = name + nlen;
+
+	for (const char *part = name; part < end;) {
+		const char *dot = memchr(part, '.', (size_t)(end - part));
+		size_t len = (size_t)((dot ? dot : end) - part), k;
+		bool ok = false;
+
+		ok = len == 7 && !strncmp(part, "example", 7) && part != name;
+		for (size_t i = 0; !ok && i < VW_ARRAY_SIZE(stems); i++) {
+			k = strlen(stems[i].stem);
+			if (len > k && len - k < 10 && !strncmp(part, stems[i].stem, k)) {
+				size_t d = k;
+
+				while (d < len && part[d] >= '0' && part[d] <= '9')
+					d++;
+				if (d == len) {
+					ok = true;
+					nums[i] = (size_t)strtoul(part + k, NULL, 10);
+				}
+			}
+		}
+		if (!ok)
+			return false;
+		part += len + 1;
+	}
+	for (size_t i = 0; i < VW_ARRAY_SIZE(stems); i++) {
+		size_t *f = stems[i].kind == VW_RED_NKINDS ? &r->ndomains : &r->floor[stems[i].kind];
+
+		if (nums[i] > *f)
+			*f = nums[i];
+	}
+	return true;
+}
+
+/* The number of the next placeholder of kind. */
+static size_t next_num(struct vw_redact *r, enum vw_redact_kind kind)
+{
+	size_t v = (r->maps[kind].n > r->floor[kind] ? r->maps[kind].n : r->floor[kind]) + 1;
+
+	r->floor[kind] = v;
+	return v;
 }
 
 /* Placeholder already given to orig, or NULL. */
@@ -327,8 +391,10 @@ static const char *serial_repl(struct vw_redact *r, const char *p, size_t n)
 	char *key = vw_xstrndup(p, n);
 	const char *rep = map_find(m, key);
 
+	if (!rep && placeholder(r, key, strlen(key)))	/* key stops at a NUL */
+		rep = map_put(m, key, vw_xstrdup(key));
 	if (!rep)
-		rep = map_put(m, key, vw_xasprintf("SERIAL%zu", m->n + 1));
+		rep = map_put(m, key, vw_xasprintf("SERIAL%zu", next_num(r, VW_RED_SERIAL)));
 	free(key);
 	return rep;
 }
@@ -356,8 +422,9 @@ static enum keyclass classify_key(const char *k, size_t n)
 		if (is_alnum((unsigned char)k[i]))
 			flat[m++] = (char)tolower((unsigned char)k[i]);
 	flat[m] = '\0';
+	/* sshkeys: Proxmox's URL-encoded public keys, "user%40host" comments. */
 	if (strstr(flat, "passw") || strstr(flat, "secret") || strstr(flat, "token") ||
-	    strstr(flat, "passphrase"))
+	    strstr(flat, "passphrase") || !strcmp(flat, "sshkeys"))
 		return KEY_SECRET;
 	static const char *const ends[] = { "serial", "serialnumber", "serialno", "serialnum" };
 	for (size_t i = 0; i < VW_ARRAY_SIZE(ends); i++) {
@@ -460,6 +527,35 @@ void vw_redact_protect(struct vw_redact *r, const char *word)
 	r->protect[r->nprotect++] = vw_xstrdup(word);
 }
 
+static void add_word(struct vw_redact *r, char *word, enum vw_redact_kind kind, const char *rep)
+{
+	r->names = vw_xreallocarray(r->names, r->nnames + 1, sizeof(*r->names));
+	r->names[r->nnames].word = word;
+	r->names[r->nnames].kind = kind;
+	r->names[r->nnames].repl = vw_xstrdup(rep);
+	r->nnames++;
+	/* Longest first, so that an FQDN wins over its short name. */
+	for (size_t i = r->nnames - 1; i > 0 && strlen(r->names[i].word) > strlen(r->names[i - 1].word); i--) {
+		struct name t = r->names[i];
+		r->names[i] = r->names[i - 1];
+		r->names[i - 1] = t;
+	}
+}
+
+/* The placeholder of a DNS domain ("domain1.example", a reserved name),
+ * registered as a word the first time; NULL for a protected one. */
+static const char *domain_repl(struct vw_redact *r, const char *dom)
+{
+	struct map *m = &r->maps[VW_RED_HOST];
+	const char *rep = map_find(m, dom);
+
+	if (rep || protected_word(r, dom))
+		return rep;
+	rep = map_put(m, dom, vw_xasprintf("domain%zu.example", ++r->ndomains));
+	add_word(r, vw_xstrdup(dom), VW_RED_HOST, rep);
+	return rep;
+}
+
 bool vw_redact_add_name(struct vw_redact *r, enum vw_redact_kind kind, const char *name)
 {
 	struct map *m;
@@ -476,12 +572,14 @@ bool vw_redact_add_name(struct vw_redact *r, enum vw_redact_kind kind, const cha
 			return false;
 	if (!is_alnum((unsigned char)name[0]) || !is_alnum((unsigned char)name[n - 1]))
 		return false;
-	if (protected_word(r, name))
+	if (protected_word(r, name) || placeholder(r, name, n))
 		return false;
 	for (size_t i = 0; i < r->nnames; i++)
 		if (!strcasecmp(r->names[i].word, name))
 			return false;
-	/* A host's short name and its FQDN share one number. */
+	/* A host's short name and its FQDN share one number; the domain
+	 * (two labels or more: "lan" says nothing) gets its own, so that
+	 * "laptop.corp.example.com" elsewhere loses it too. */
 	m = &r->maps[kind];
 	key = kind == VW_RED_HOST ? lower(name, n) : vw_xstrdup(name);
 	rep = kind == VW_RED_SERIAL ? map_find(m, key) : NULL;
@@ -489,25 +587,18 @@ bool vw_redact_add_name(struct vw_redact *r, enum vw_redact_kind kind, const cha
 		const char *dot = strchr(key, '.');
 		char *shortname = dot ? vw_xstrndup(key, (size_t)(dot - key)) : NULL;
 		const char *base = shortname ? map_find(m, shortname) : NULL;
+		const char *dom = dot && strchr(dot + 1, '.') ? domain_repl(r, dot + 1) : NULL;
 
+		if (!base && shortname && vw_redact_add_name(r, VW_RED_HOST, shortname))
+			base = map_find(m, shortname);
 		if (base)
-			rep = map_put(m, key, vw_xasprintf("%s%s", base, dot));
+			rep = map_put(m, key, vw_xasprintf("%s%s%s", base, dom ? "." : "", dom ? dom : dot));
 		free(shortname);
 	}
 	if (!rep)
 		rep = map_put(m, key, vw_xasprintf("%s%zu", kind == VW_RED_HOST ? "host" :
-						   kind == VW_RED_USER ? "user" : "SERIAL", m->n + 1));
-	r->names = vw_xreallocarray(r->names, r->nnames + 1, sizeof(*r->names));
-	r->names[r->nnames].word = key;
-	r->names[r->nnames].kind = kind;
-	r->names[r->nnames].repl = vw_xstrdup(rep);
-	r->nnames++;
-	/* Longest first, so that an FQDN wins over its short name. */
-	for (size_t i = r->nnames - 1; i > 0 && strlen(r->names[i].word) > strlen(r->names[i - 1].word); i--) {
-		struct name t = r->names[i];
-		r->names[i] = r->names[i - 1];
-		r->names[i - 1] = t;
-	}
+						   kind == VW_RED_USER ? "user" : "SERIAL", next_num(r, kind)));
+	add_word(r, key, kind, rep);
 	return true;
 }
 
@@ -537,7 +628,7 @@ static void copy_names(const struct vw_redact *r, const char *p, size_t n, struc
 		       size_t *nrep)
 {
 	for (size_t i = 0; i < n;) {
-		int ni = (i == 0 || !is_alnum((unsigned char)p[i - 1])) ? name_at(r, p + i, n - i) : -1;
+		int ni = word_start(p, i) ? name_at(r, p + i, n - i) : -1;
 
 		if (ni >= 0) {
 			vw_buf_adds(out, r->names[ni].repl);
@@ -547,6 +638,24 @@ static void copy_names(const struct vw_redact *r, const char *p, size_t n, struc
 			vw_buf_addc(out, p[i++]);
 		}
 	}
+}
+
+/* Length of "<entry name='serial'>" (or "asset", "sku", either quote) at
+ * p, or 0. */
+static size_t smbios_entry_at(const char *p, size_t left)
+{
+	static const char *const keys[] = { "serial", "asset", "sku" };
+	char q = p[12];
+
+	if (q != '\'' && q != '"')
+		return 0;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(keys); i++) {
+		size_t k = strlen(keys[i]);
+
+		if (left > 15 + k && !strncmp(p + 13, keys[i], k) && p[13 + k] == q && p[14 + k] == '>')
+			return 15 + k;
+	}
+	return 0;
 }
 
 /* One rule at a word start; returns the bytes consumed (0: none matched)
@@ -639,6 +748,17 @@ static size_t rules_at(struct vw_redact *r, const char *p, size_t left, char pre
 			return (size_t)(end - p);
 		}
 	}
+	/* libvirt's SMBIOS values: <entry name='serial'>, 'asset', 'sku'. */
+	if (left > 12 && !strncmp(p, "<entry name=", 12) && (n = smbios_entry_at(p, left))) {
+		const char *end = memchr(p + n, '<', left - n);
+
+		if (end && !says_nothing(p + n, (size_t)(end - p) - n) && !memchr(p + n, '\n', (size_t)(end - p) - n)) {
+			vw_buf_add(out, p, n);
+			vw_buf_adds(out, serial_repl(r, p + n, (size_t)(end - p) - n));
+			++*nrep;
+			return (size_t)(end - p);
+		}
+	}
 	if ((kc = keyval_at(p, left, &vs, &vl)) != KEY_NONE) {
 		copy_names(r, p, vs, out, nrep);
 		if (kc == KEY_SECRET) {
@@ -667,7 +787,7 @@ char *vw_redact_text(struct vw_redact *r, const char *in, size_t len, size_t *ou
 	while (i < len) {
 		char prev = i ? in[i - 1] : '\0';
 
-		if (!is_alnum((unsigned char)prev)) {
+		if (word_start(in, i)) {
 			size_t n = rules_at(r, in + i, len - i, prev, &out, &reps);
 
 			if (n) {
@@ -678,7 +798,7 @@ char *vw_redact_text(struct vw_redact *r, const char *in, size_t len, size_t *ou
 		/* Copy the rest of a word at once: rules start at word starts. */
 		do
 			vw_buf_addc(&out, in[i++]);
-		while (i < len && is_alnum((unsigned char)in[i]) && is_alnum((unsigned char)in[i - 1]));
+		while (i < len && is_alnum((unsigned char)in[i]) && !word_start(in, i));
 	}
 	if (outlen)
 		*outlen = out.len;

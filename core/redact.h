@@ -11,12 +11,19 @@
  *    "MAC(525400123456"), except all-zero and broadcast;
  *  - IPv4 addresses, except 0.0.0.0, 127.0.0.0/8 and 255.x (masks);
  *    IPv6 addresses, except :: and ::1;
- *  - the values of serial numbers ("Serial Number : 1234", "<serial>");
- *  - the values of secrets (keys containing "passw", "secret", "token");
+ *  - the values of serial numbers ("Serial Number : 1234", "<serial>",
+ *    libvirt's <entry name='serial'>, 'asset' and 'sku');
+ *  - the values of secrets (keys containing "passw", "secret", "token"; and
+ *    Proxmox's sshkeys, whose URL-encoded comments name user@host);
  *  - host and user names given with vw_redact_add_name(), as whole words in
- *    any case (letters and digits around them do not match), except those given to
+ *    any case (letters and digits around them do not match; a URL escape
+ *    such as %20 or %40 ends a word), except those given to
  *    vw_redact_protect() (driver and module names, distribution ids: a user
- *    called "nvidia" must not rename the driver) and names under 3 bytes.
+ *    called "nvidia" must not rename the driver) and names under 3 bytes;
+ *    the domain of an FQDN (two labels or more) is a name of its own
+ *    ("domain1.example"), so other hosts of the domain lose it too.
+ * Our own placeholders are never taken for names: a replayed snapshot
+ * redacted again comes out the same.
  * Placeholders keep the shape of what they replace, so that parsers still
  * read the result: a UUID stays a UUID, a MAC a MAC.  Original values are
  * never stored anywhere but in the redactor's memory.

@@ -13,9 +13,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
+#include <dirent.h>
 #include <libgen.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -810,6 +811,84 @@ static void collect_commands(struct ctx *c)
 	}
 }
 
+/* The value of "key = value", "key: value" or key='value' on one line of
+ * text (the first such line), without quotes; NULL when absent.  Caller
+ * frees.  Enough for state.conf and corosync.conf. */
+static char *line_value(const char *line, const char *key)
+{
+	size_t k = strlen(key), n;
+
+	while (*line == ' ' || *line == '\t')
+		line++;
+	if (strncmp(line, key, k))
+		return NULL;
+	line += k;
+	line += strspn(line, " \t");
+	if (*line != '=' && *line != ':')
+		return NULL;
+	line++;
+	line += strspn(line, " \t\"'");
+	n = strcspn(line, "\"' \t\r\n");
+	return n ? vw_xstrndup(line, n) : NULL;
+}
+
+/* Names given in a file's "key = value" lines, each added as kind. */
+static void names_from(struct ctx *c, const char *path, const char *const *keys, enum vw_redact_kind kind)
+{
+	char *s, *v;
+
+	if (vw_sysroot_read(c->sr, path, &s, NULL, SYSFS_MAX, NULL) < 0)
+		return;
+	for (char *line = s, *next; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		for (size_t i = 0; keys[i]; i++) {
+			if (!(v = line_value(line, keys[i])))
+				continue;
+			/* user@host, or a host: each part on its own. */
+			char *at = strchr(v, '@');
+
+			if (at) {
+				*at = '\0';
+				vw_redact_add_name(c->red, VW_RED_HOST, at + 1);
+			}
+			vw_redact_add_name(c->red, kind, v);
+			free(v);
+		}
+	}
+	free(s);
+}
+
+/* The serial or WWN that a /dev/disk/by-id name carries, added as a serial
+ * number: "ata-MODEL_SERIAL", "nvme-MODEL_SERIAL[-partN]", "usb-V_M_SERIAL-0:0",
+ * "wwn-0xHEX", "nvme-eui.HEX", "virtio-SERIAL", "scsi-3HEX". */
+static void by_id_serial(struct ctx *c, const char *name)
+{
+	const char *dash = strchr(name, '-'), *id;
+	char *s, *e;
+
+	if (!dash)
+		return;
+	id = dash + 1;
+	s = vw_xstrdup(id);
+	/* Partitions and USB LUNs are suffixes of the same id. */
+	if ((e = strstr(s, "-part")) && e[5] && strspn(e + 5, "0123456789") == strlen(e + 5))
+		*e = '\0';
+	if ((e = strrchr(s, '-')) && strchr(e, ':'))
+		*e = '\0';
+	if (vw_startswith(name, "wwn-") || vw_startswith(name, "virtio-") || strchr(s, '.')) {
+		const char *hex = strchr(s, '.') ? strchr(s, '.') + 1 : s;
+
+		vw_redact_add_name(c->red, VW_RED_SERIAL, hex);
+	} else if ((e = strrchr(s, '_'))) {
+		vw_redact_add_name(c->red, VW_RED_SERIAL, e + 1);
+	} else {
+		vw_redact_add_name(c->red, VW_RED_SERIAL, s);	/* scsi-3HEX */
+	}
+	free(s);
+}
+
 /* Names to hide and words to protect, before any text is read. */
 static void prepare_redaction(struct ctx *c)
 {
@@ -864,6 +943,17 @@ static void prepare_redaction(struct ctx *c)
 	collect_list(c, "home", &names);
 	for (char **n = names; n && *n; n++)
 		vw_redact_add_name(c->red, VW_RED_USER, *n);
+	vw_strv_free(names);
+	/* The wizard's own answers (ssh_user, ssh_host) and Proxmox cluster
+	 * members: node and cluster names. */
+	names_from(c, "var/lib/vfiowiz/state.conf", (const char *const[]){ "ssh_user", NULL }, VW_RED_USER);
+	names_from(c, "var/lib/vfiowiz/state.conf", (const char *const[]){ "ssh_host", NULL }, VW_RED_HOST);
+	names_from(c, "etc/pve/corosync.conf", (const char *const[]){ "name", "cluster_name", NULL },
+		   VW_RED_HOST);
+	/* Disk serial numbers and WWNs named in /dev/disk/by-id. */
+	collect_list(c, "dev/disk/by-id", &names);
+	for (char **n = names; n && *n; n++)
+		by_id_serial(c, *n);
 	vw_strv_free(names);
 	/* Disk serial numbers: in sysfs, and inside /dev/disk/by-id names. */
 	collect_list(c, "sys/block", &names);
@@ -1235,24 +1325,124 @@ bool vw_snapshot_is_archive(const char *path)
 	return false;
 }
 
-static int rm_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* Empty the directory dfd (closed here) by dirfds, never by paths: a tree
+ * deeper than PATH_MAX goes all the same.  Directories were made 0700 by
+ * us; one we cannot read gets its rights back first.  Depth is bounded by
+ * VW_TAR_DEPTH_MAX for trees we extracted; one fd a level. */
+static int rm_at(int dfd)
 {
-	(void)st, (void)ftw;
-	/* Directories were made 0700 by us; files need no rights to go. */
-	if (flag == FTW_DNR)
-		chmod(path, 0700);
-	return remove(path) < 0 && errno != ENOENT ? -1 : 0;
+	DIR *d = fdopendir(dfd);
+	struct dirent *de;
+	int r = 0;
+
+	if (!d) {
+		r = -errno;
+		close(dfd);
+		return r;
+	}
+	while ((de = readdir(d))) {
+		int fd;
+
+		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
+			continue;
+		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
+			continue;
+		if (errno != EISDIR && errno != EPERM) {
+			r = r ? r : -errno;
+			continue;
+		}
+		fchmodat(dirfd(d), de->d_name, 0700, 0);	/* a directory: not a link */
+		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0) {
+			r = r ? r : -errno;
+			continue;
+		}
+		if (rm_at(fd) < 0 && !r)
+			r = -EIO;
+		if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) < 0 && errno != ENOENT && !r)
+			r = -errno;
+	}
+	closedir(d);
+	return r;
 }
 
 int vw_snapshot_remove(const char *dir)
 {
+	int fd, r;
+
 	if (!dir || !*dir)
 		return -EINVAL;
-	return nftw(dir, rm_one, 32, FTW_DEPTH | FTW_PHYS) < 0 ? -errno : 0;
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? 0 : -errno;
+	r = rm_at(fd);
+	if (rmdir(dir) < 0 && errno != ENOENT && !r)
+		r = -errno;
+	return r;
 }
+
+/* SIGINT, SIGTERM or SIGHUP during an import: noted, the extraction stops,
+ * the folder goes, then the signal is delivered again as before. */
+static const int import_signals[] = { SIGINT, SIGTERM, SIGHUP };
+static volatile sig_atomic_t import_sig;
+
+static void on_import_signal(int sig)
+{
+	import_sig = sig;
+}
+
+static void import_catch(struct sigaction *old)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_import_signal;
+	sigemptyset(&sa.sa_mask);
+	import_sig = 0;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(import_signals); i++) {
+		sigaction(import_signals[i], NULL, &old[i]);
+		if (old[i].sa_handler != SIG_IGN)	/* nohup stays nohup */
+			sigaction(import_signals[i], &sa, NULL);
+	}
+}
+
+static void import_release(const struct sigaction *old)
+{
+	int sig = import_sig;
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(import_signals); i++)
+		sigaction(import_signals[i], &old[i], NULL);
+	import_sig = 0;
+	if (sig)
+		raise(sig);
+}
+
+static int import(const char *archive, const struct vw_tar_limits *lim, char **dir,
+		  struct vw_tar_stats *st, struct vw_err *err);
 
 int vw_snapshot_import(const char *archive, const struct vw_tar_limits *lim, char **dir,
 		       struct vw_tar_stats *st, struct vw_err *err)
+{
+	static const struct vw_tar_limits def = VW_TAR_LIMITS_DEFAULT;
+	struct vw_tar_limits l = lim ? *lim : def;
+	struct sigaction old[VW_ARRAY_SIZE(import_signals)];
+	int r;
+
+	l.stop = &import_sig;
+	import_catch(old);
+	r = import(archive, &l, dir, st, err);
+	if (import_sig && r == 0) {	/* came after the last entry */
+		vw_snapshot_remove(*dir);
+		free(*dir);
+		*dir = NULL;
+		r = vw_err_set(err, -EINTR, _("%s: interrupted: the import stops"), archive);
+	}
+	import_release(old);
+	return r;
+}
+
+static int import(const char *archive, const struct vw_tar_limits *lim, char **dir,
+		  struct vw_tar_stats *st, struct vw_err *err)
 {
 	static const char *const tops[] = { "sys", "proc", "etc", ".vfiowiz" };
 	const char *tmp = getenv("TMPDIR");

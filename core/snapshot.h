@@ -128,7 +128,9 @@ bool vw_snapshot_is_archive(const char *path);
  * /tmp) with the checks of core/tarsafe.h; lim may be NULL (defaults).
  * On success *dir is its path (caller frees, and removes the folder with
  * vw_snapshot_remove() when done).  On failure nothing is left behind and
- * err names the offending entry. */
+ * err names the offending entry.  A SIGINT, SIGTERM or SIGHUP meanwhile
+ * (unless ignored) stops the import: the folder is removed, then the signal
+ * is raised again with the disposition it had before the call. */
 int vw_snapshot_import(const char *archive, const struct vw_tar_limits *lim, char **dir,
 		       struct vw_tar_stats *st, struct vw_err *err);
 /* Remove a folder made by vw_snapshot_import() (links are not followed). */

@@ -75,13 +75,13 @@ char *vw_tar_clean_name(const char *name, const char **why)
 {
 	struct vw_buf b = VW_BUF_INIT;
 	const char *p = name, *reason = NULL;
-	size_t len = strlen(name);
+	size_t len = strlen(name), depth = 0;
 
 	if (!len)
 		reason = N_("the name is empty");
 	else if (name[0] == '/')
 		reason = N_("the name is an absolute path");
-	else if (len > VW_TAR_NAME_MAX)
+	else if (len > VW_TAR_PATH_MAX)
 		reason = N_("the name is too long");
 	for (size_t i = 0; !reason && i < len; i++)
 		if (bad_byte((unsigned char)name[i]))
@@ -93,6 +93,8 @@ char *vw_tar_clean_name(const char *name, const char **why)
 			reason = N_("the name contains '..'");
 		else if (n > NAME_MAX)
 			reason = N_("a component of the name is too long");
+		else if (n && !(n == 1 && p[0] == '.') && ++depth > VW_TAR_DEPTH_MAX)
+			reason = N_("the name is too deep (more than 64 nested folders)");
 		else if (n && !(n == 1 && p[0] == '.')) {
 			if (b.len)
 				vw_buf_addc(&b, '/');
@@ -518,17 +520,26 @@ static int open_parent(struct ex *x, const char *name, const char **base, struct
 	char *dir, *comp, *save = NULL;
 	int fd;
 
+	size_t clen = x->cache_dir ? strlen(x->cache_dir) : 0, from = 0;
+
 	*base = slash ? slash + 1 : name;
-	if (x->cache_dir && strlen(x->cache_dir) == dlen && !strncmp(x->cache_dir, name, dlen))
+	if (x->cache_dir && clen == dlen && !strncmp(x->cache_dir, name, dlen))
 		return x->cache_fd;
-	if (x->cache_fd >= 0 && x->cache_fd != x->root)
+	/* A folder below the cached one (a deep chain, one entry a level):
+	 * walk on from there, or extraction is quadratic in the depth. */
+	fd = x->root;
+	if (x->cache_dir && clen && clen < dlen && name[clen] == '/' &&
+	    !strncmp(x->cache_dir, name, clen)) {
+		fd = x->cache_fd;
+		from = clen + 1;
+	} else if (x->cache_fd >= 0 && x->cache_fd != x->root) {
 		close(x->cache_fd);
+	}
 	free(x->cache_dir);
 	x->cache_dir = NULL;
 	x->cache_fd = -1;
 
-	dir = vw_xstrndup(name, dlen);
-	fd = x->root;
+	dir = vw_xstrndup(name + from, dlen - from);
 	for (comp = strtok_r(dir, "/", &save); comp; comp = strtok_r(NULL, "/", &save)) {
 		int nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 
@@ -604,6 +615,10 @@ static int make_file(struct ex *x, const char *name, uint64_t size, struct vw_er
 		return refuse(err, -e, name, strerror(e));
 	}
 	while (left && r == 0) {
+		if (x->lim.stop && *x->lim.stop) {
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+			break;
+		}
 		size_t k = left < CHUNK ? (size_t)left : CHUNK;
 		size_t off = 0;
 
@@ -819,8 +834,12 @@ static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_
 	x->cache_fd = -1;
 	x->pax_size = -1;
 	r = src_open(&x->src, err);
-	while (r == 0)
-		r = one_header(x, err);
+	while (r == 0) {
+		if (x->lim.stop && *x->lim.stop)
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+		else
+			r = one_header(x, err);
+	}
 	x->st.compressed = x->src.gz;
 	if (st)
 		*st = x->st;

@@ -5,7 +5,8 @@
  * read too).  A snapshot comes from someone else's machine, so the reader
  * treats every byte as hostile:
  *  - names: no absolute path, no "..", no control character (0x00-0x1f,
- *    0x7f), at most VW_TAR_NAME_MAX bytes and NAME_MAX per component;
+ *    0x7f), at most VW_TAR_PATH_MAX bytes, VW_TAR_DEPTH_MAX folders deep
+ *    and NAME_MAX per component;
  *  - types: regular files, directories and symbolic links only; hard links,
  *    device nodes, fifos, sparse files and the like refuse the archive;
  *  - symbolic links: the target must be relative and stay inside the folder
@@ -34,24 +35,34 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <signal.h>
 #include <stdint.h>
 #include <sys/types.h>
 #include <time.h>
 
 #include "vw.h"
 
-#define VW_TAR_NAME_MAX 4095	/* bytes in a path or a link target */
+#define VW_TAR_NAME_MAX 4095	/* bytes in a link target */
+/* A name (path) in the archive: at most this many bytes and folders deep.
+ * Real snapshots stay far below (sysfs paths: about 200 bytes, 25 deep);
+ * the limits keep extraction linear and every path, TMPDIR included,
+ * under PATH_MAX. */
+#define VW_TAR_PATH_MAX 1024
+#define VW_TAR_DEPTH_MAX 64
 
 struct vw_tar_limits {
 	uint64_t max_total;	/* sum of the sizes of the regular files */
 	uint64_t max_file;	/* size of one regular file */
 	uint64_t max_stream;	/* bytes of tar read (after decompression) */
 	size_t max_entries;	/* files, directories and links */
+	/* When set and *stop becomes non-zero (a signal handler), extraction
+	 * stops at the next entry or chunk with -EINTR. */
+	const volatile sig_atomic_t *stop;
 };
 
 /* 256 MiB in all, 64 MiB a file, 200000 entries, 512 MiB of tar stream. */
 #define VW_TAR_LIMITS_DEFAULT \
-	{ (uint64_t)256 << 20, (uint64_t)64 << 20, (uint64_t)512 << 20, 200000 }
+	{ (uint64_t)256 << 20, (uint64_t)64 << 20, (uint64_t)512 << 20, 200000, NULL }
 
 struct vw_tar_stats {
 	size_t files, dirs, symlinks;

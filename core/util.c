@@ -1,11 +1,25 @@
 /* util.c - errors, allocation and buffers shared by the core. */
 #include "vw.h"
+#include "text.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Messages quote host files and names: keep terminal escapes out of them
+ * (core/text.h), whoever shows them. */
+static void err_printable(struct vw_err *e)
+{
+	char *p;
+
+	if (vw_text_ok(e->msg))
+		return;
+	p = vw_printable_n(e->msg, strlen(e->msg), true);
+	snprintf(e->msg, sizeof(e->msg), "%s", p);
+	free(p);
+}
 
 int vw_err_set(struct vw_err *e, int code, const char *fmt, ...)
 {
@@ -18,6 +32,7 @@ int vw_err_set(struct vw_err *e, int code, const char *fmt, ...)
 		va_start(ap, fmt);
 		vsnprintf(e->msg, sizeof(e->msg), fmt, ap);
 		va_end(ap);
+		err_printable(e);
 	}
 	return code;
 }
@@ -34,6 +49,7 @@ int vw_err_prefix(struct vw_err *e, const char *fmt, ...)
 	va_end(ap);
 	memcpy(old, e->msg, sizeof(old));
 	snprintf(e->msg, sizeof(e->msg), "%s: %s", prefix, old);
+	err_printable(e);
 	return e->code ? e->code : -1;
 }
 

@@ -691,6 +691,27 @@ static char *serialize(xmlDoc *doc, size_t *len)
 	return vw_buf_steal(&b);
 }
 
+/* What we made must read back as XML (libvirt's parser is as strict): a
+ * control character or bad UTF-8 that got this far stops the plan here, not
+ * at virsh define after the host files are written. */
+static int xml_check(const char *data, size_t len, const char *path, struct vw_err *err)
+{
+	xmlDoc *d = xmlReadMemory(data, (int)len, NULL, "UTF-8",
+				  XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+	const xmlError *e;
+	char msg[256];
+
+	if (d) {
+		xmlFreeDoc(d);
+		return 0;
+	}
+	e = xmlGetLastError();
+	snprintf(msg, sizeof(msg), "%s", e && e->message ? e->message : "?");
+	/* TRANSLATORS: a file name, then libxml2's message (English). */
+	return vw_err_set(err, -EINVAL, _("/%s: the domain XML made from the answers is not valid XML (%s): nothing is written"),
+			  path, vw_strtrim(msg));
+}
+
 /* ---- the back end ------------------------------------------------------------ */
 
 static bool libvirt_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
@@ -846,6 +867,8 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 	}
 
 	data = serialize(doc, &len);
+	if ((rc = xml_check(data, len, ours, err)) < 0)
+		goto out;
 	{
 		struct vw_file_spec spec = {
 			.path = ours,

@@ -1,5 +1,6 @@
 /* fuzz_redact.c - snapshot redaction (core/redact.h) on any text: no
- * crash, and no registered host or user name survives as a whole word. */
+ * crash, and no registered host or user name (nor the domain of a host's
+ * FQDN) survives as a whole word. */
 #include "redact.h"
 #include "fuzzutil.h"
 
@@ -41,6 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	FU_CHECK(out[len] == '\0');
 	FU_CHECK(!has_word(out, len, "gpubox"));
 	FU_CHECK(!has_word(out, len, "alice"));
+	FU_CHECK(!has_word(out, len, "example.org"));	/* the FQDN's domain */
 	lines = vw_redact_id_lines(r, (const char *)data, size, &len);
 	FU_CHECK(!has_word(lines, len, "alice"));
 	vw_redact_summary(r, &sum);

@@ -52,6 +52,25 @@ tree_sum() {
 	done)
 }
 
+# shows_password FILE: FILE holds $pw raw, XML-escaped, shell-quoted or
+# URL-encoded (upper or lower case hex).
+shows_password() {
+	[ -n "$pw" ] || return 1
+	xml=$(printf '%s' "$pw" | sed 's/&/\&amp;/g; s/</\&lt;/g; s/>/\&gt;/g; s/"/\&quot;/g')
+	xmla=$(printf '%s' "$xml" | sed "s/'/\\&apos;/g")
+	shq=$(printf '%s' "$pw" | sed "s/'/'\\\\''/g")
+	url=$(printf '%s' "$pw" | od -An -v -tx1 | tr -s ' \n' '\n\n' | while read -r h; do
+		[ -n "$h" ] || continue
+		c=$(printf "\\$(printf %03o 0x"$h")")
+		case "$c" in [A-Za-z0-9._~-]) printf '%s' "$c" ;; *) printf '%%%s' "$h" ;; esac
+	done)
+	urlu=$(printf '%s' "$url" | sed 's/%\(..\)/%\U\1/g')
+	for enc in "$pw" "$xml" "$xmla" "$shq" "$url" "$urlu"; do
+		grep -qF -- "$enc" "$1" && return 0
+	done
+	return 1
+}
+
 run() {	# run DIR ARGS...: vfiowiz in the case directory, output in $tmp/out
 	dir=$1
 	shift
@@ -82,10 +101,10 @@ for case in "$plans"/*/; do
 	before=$(tree_sum "$root")
 
 	run "$case" --sysroot "$root" plan --answers answers.conf
-	# The VNC password never reaches the output.
-	pw=$(sed -n "s/^ *vnc_password *= *['\"]\(.*\)['\"].*/\1/p" "$case/answers.conf")
-	if [ -n "$pw" ] && grep -qF -- "$pw" "$tmp/out"; then
-		failed "$name: the VNC password is shown"
+	# The VNC password never reaches the output, in any encoding written.
+	pw=$(sed -n "/^ *vnc_password *=/{s/^ *vnc_password *= *['\"]\(.*\)['\"].*/\1/; s/\\\\\(.\)/\1/g; p}" "$case/answers.conf")
+	if shows_password "$tmp/out"; then
+		failed "$name: the VNC password is shown in plan"
 		continue
 	fi
 	if $update; then
@@ -100,6 +119,10 @@ for case in "$plans"/*/; do
 	grep -q "^Nothing to change" "$tmp/out" && continue
 
 	run "$case" --sysroot "$root" apply --yes --answers answers.conf
+	if shows_password "$tmp/out"; then
+		failed "$name: the VNC password is shown by apply"
+		continue
+	fi
 	if [ -f "$case/apply.expected" ]; then
 		if $update; then
 			cp "$tmp/out" "$case/apply.expected"

@@ -7,8 +7,10 @@
 #include <cmocka.h>
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 
+#include "change.h"
 #include "diff.h"
 
 /* Diff two C strings with labels a and b; returns the text (static). */
@@ -122,6 +124,41 @@ static void test_shift_boundaries(void **state)
 	expect("x\n\ny\n", "x\n\n\ny\n", 3, "--- a\n+++ b\n@@ -1,3 +1,4 @@\n x\n \n+\n y\n");
 }
 
+/* The VNC password is masked in every form a plan may write it in (issue 14
+ * item 5: the XML held p&amp;ss and the raw password was looked for). */
+static void mask_is(const char *in, const char *secret, const char *want)
+{
+	size_t n;
+	char *m = vw_change_mask(in, strlen(in), secret, &n);
+
+	assert_string_equal(m, want);
+	assert_int_equal(n, strlen(want));
+	free(m);
+}
+
+static void test_mask(void **state)
+{
+	const char *pw = "p&<>\"'% ";
+
+	(void)state;
+	mask_is("x p&<>\"'%  y", pw, "x ******** y");
+	mask_is("passwd=\"p&amp;&lt;&gt;&quot;'% \"", pw, "passwd=\"********\"");
+	mask_is("passwd='p&amp;&lt;&gt;&quot;&apos;% '", pw, "passwd='********'");
+	mask_is("p&#38;&#60;&#x3e;&#34;&#39;%&#32;", pw, "********");
+	mask_is("echo 'p&<>\"'\\''% '", pw, "echo '********'");
+	mask_is("echo 'p&<>\"'\"'\"'% '", pw, "echo '********'");
+	mask_is("vnc://h?pw=p%26%3C%3E%22%27%25%20", pw, "vnc://h?pw=********");
+	mask_is("vnc://h?pw=p%26%3c%3e%22%27%25+", pw, "vnc://h?pw=********");
+	mask_is("vnc_password = 'p&<>\"\\'% '", pw, "vnc_password = '********'");
+	mask_is("\"p&<>\\\"'% \"", pw, "\"********\"");
+	/* Nothing else is touched; no secret, no mask. */
+	mask_is("p&<>\"'%", pw, "p&<>\"'%");
+	mask_is("p&amp;x", pw, "p&amp;x");
+	mask_is("abc", NULL, "abc");
+	mask_is("abc", "", "abc");
+	mask_is("s3cr3t s3cr3", "s3cr3t", "******** s3cr3");
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -134,6 +171,7 @@ int main(void)
 		cmocka_unit_test(test_context_zero),
 		cmocka_unit_test(test_binary_and_errors),
 		cmocka_unit_test(test_shift_boundaries),
+		cmocka_unit_test(test_mask),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

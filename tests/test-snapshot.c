@@ -14,6 +14,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -244,6 +245,105 @@ static void test_hostile(void **state)
 	free(jail);
 }
 
+/* A tree deeper than PATH_MAX (made here, as an older reader let a
+ * snapshot make it) is removed all the same: by dirfds, not paths. */
+static void test_remove_deep(void **state)
+{
+	char *jail = tu_mkroot(), *top = vw_xasprintf("%s/deep", jail), comp[201];
+	int fd;
+
+	(void)state;
+	memset(comp, 'x', 200);
+	comp[200] = '\0';
+	assert_int_equal(mkdir(top, 0700), 0);
+	fd = open(top, O_RDONLY | O_DIRECTORY);
+	assert_true(fd >= 0);
+	for (int i = 0; i < 40; i++) {	/* 8 KiB of path */
+		int nfd;
+
+		assert_int_equal(mkdirat(fd, comp, 0700), 0);
+		nfd = openat(fd, comp, O_RDONLY | O_DIRECTORY);
+		assert_true(nfd >= 0);
+		if (i == 20) {
+			int f = openat(nfd, "file", O_WRONLY | O_CREAT, 0600);
+
+			assert_true(f >= 0);
+			close(f);
+			assert_int_equal(symlinkat("/etc", nfd, "link"), 0);
+		}
+		close(fd);
+		fd = nfd;
+	}
+	close(fd);
+	assert_int_equal(vw_snapshot_remove(top), 0);
+	assert_int_not_equal(access(top, F_OK), 0);
+	assert_int_equal(access("/etc", F_OK), 0);
+	free(top);
+	tu_rmtree(jail);
+	free(jail);
+}
+
+/* SIGTERM during an import: the extraction stops, nothing is left in
+ * TMPDIR, and the process still dies of the signal.  The child extracts a
+ * marker, then 120 MiB; the signal is sent as soon as the marker exists
+ * (no sleep: the parent watches for it). */
+static void test_import_signal(void **state)
+{
+	static char zeros[1 << 20];
+	char *jail = tu_mkroot(), *tmp = vw_xasprintf("%s/tmp", jail);
+	char *arch = vw_xasprintf("%s/big.tar.gz", jail);
+	struct htar *t;
+	bool sent = false;
+	pid_t pid;
+	int st;
+
+	(void)state;
+	assert_int_equal(mkdir(tmp, 0700), 0);
+	t = htar_open(arch, true);
+	assert_non_null(t);
+	htar_entry(t, "sys/", '5', 0, NULL, NULL, 0);
+	htar_entry(t, "sys/marker", '0', 2, NULL, "m\n", 2);
+	for (int f = 0; f < 2; f++) {
+		htar_entry(t, f ? "sys/big1" : "sys/big0", '0', (uint64_t)60 << 20, NULL, zeros, sizeof(zeros));
+		for (int k = 1; k < 60; k++)
+			htar_raw(t, zeros, sizeof(zeros));
+	}
+	assert_int_equal(htar_close(t, true), 0);
+
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct vw_err err = { 0 };
+		char *dir = NULL;
+
+		setenv("TMPDIR", tmp, 1);
+		_exit(vw_snapshot_import(arch, NULL, &dir, NULL, &err) == 0 ? 0 : 3);
+	}
+	while (!sent) {
+		DIR *d = opendir(tmp);
+		struct dirent *de;
+
+		assert_int_equal(waitpid(pid, &st, WNOHANG), 0);	/* still importing */
+		while (d && !sent && (de = readdir(d))) {
+			char *m = vw_xasprintf("%s/%s/sys/marker", tmp, de->d_name);
+
+			if (de->d_name[0] != '.' && access(m, F_OK) == 0)
+				sent = kill(pid, SIGTERM) == 0;
+			free(m);
+		}
+		if (d)
+			closedir(d);
+	}
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	assert_true(WIFSIGNALED(st));
+	assert_int_equal(WTERMSIG(st), SIGTERM);
+	assert_int_equal(count_entries(tmp), 0);
+	free(arch);
+	free(tmp);
+	tu_rmtree(jail);
+	free(jail);
+}
+
 /* Limits are enforced as given, before the bytes are written. */
 static void test_limits(void **state)
 {
@@ -432,7 +532,9 @@ static void test_redact(void **state)
 		"<serial>WD-12345</serial> <serial type='pty'>\n"
 		"hello myhost and MyHost.example.com, myhostname, alice /home/alice/vm.qcow2\n"
 		"nvidia nvidia-smi alice2\n"
-		"alice_password=pw Alice\n";
+		"alice_password=pw Alice\n"
+		"url ssh-rsa%20AAAA%20alice%40MyHost.example.com%0A\n"
+		"<entry name='serial'>DELL7Q</entry><entry name=\"asset\">A-0042</entry><entry name='family'>X</entry>\n";
 	char *out;
 	size_t len;
 
@@ -459,9 +561,11 @@ static void test_redact(void **state)
 	assert_non_null(strstr(out, "vnc_password = \"REDACTED\""));
 	assert_non_null(strstr(out, "passwd='REDACTED'"));
 	assert_non_null(strstr(out, "<serial>SERIAL2</serial> <serial type='pty'>"));
-	assert_non_null(strstr(out, "hello host1 and host1.example.com, myhostname, user1 /home/user1/vm.qcow2"));
+	assert_non_null(strstr(out, "hello host1 and host1.domain1.example, myhostname, user1 /home/user1/vm.qcow2"));
 	assert_non_null(strstr(out, "nvidia nvidia-smi alice2"));
 	assert_non_null(strstr(out, "user1_password=REDACTED user1\n"));
+	assert_non_null(strstr(out, "url ssh-rsa%20AAAA%20user1%40host1.domain1.example%0A\n"));
+	assert_non_null(strstr(out, "<entry name='serial'>SERIAL3</entry><entry name=\"asset\">SERIAL4</entry><entry name='family'>X</entry>"));
 	assert_null(strstr(out, "hunter2"));
 	assert_null(strstr(out, "1654922001234"));
 	assert_int_equal(vw_redact_count(r, VW_RED_UUID), 2);
@@ -501,7 +605,7 @@ static void small_host(const char *root)
 	tu_write(root, "proc/cpuinfo", "vendor_id\t: GenuineIntel\nflags\t\t: fpu vmx\n");
 	tu_write(root, "proc/sys/kernel/osrelease", "6.1.0-18-amd64\n");
 	tu_write(root, "proc/sys/kernel/hostname", "gpubox\n");
-	tu_write(root, "etc/hostname", "gpubox\n");
+	tu_write(root, "etc/hostname", "gpubox.corp-acme.example\n");
 	tu_write(root, "proc/version", "Linux version 6.1.0-18-amd64 (alice@gpubox) #1 SMP\n");
 	tu_write(root, "proc/cmdline", "BOOT_IMAGE=/vmlinuz root=UUID=6f1a3c2e-8b4d-4e0a-9c57-2d1e0b9f4a61 "
 				       "ro quiet intel_iommu=on\n");
@@ -516,7 +620,29 @@ static void small_host(const char *root)
 	tu_mkdir(root, "home/alice");
 	tu_write(root, "etc/pve/qemu-server/100.conf", "net0: virtio=52:54:00:AA:BB:CC,bridge=vmbr0\n"
 						       "name: alice-win\n");
-	tu_write(root, "var/lib/vfiowiz/state.conf", "step = \"verify\"\nvnc_password = \"hunter2\"\n");
+	tu_write(root, "var/lib/vfiowiz/state.conf", "step = \"verify\"\nvnc_password = \"hunter2\"\n"
+						    "access {\n  ssh_user = \"bobsmith\"\n  ssh_host = 'jumpbox.corp-acme.example'\n}\n");
+	/* Planted values the redaction must find (issue 14 item 7). */
+	tu_write(root, "etc/pve/qemu-server/101.conf",
+		 "sshkeys: ssh-ed25519%20AAAAC3NzaC1lZDI1NTE5AAAAIKEYMATERIAL%20carol%40laptop.corp-acme.example%0A\n"
+		 "name: win\n");
+	tu_write(root, "etc/pve/corosync.conf",
+		 "nodelist {\n  node {\n    name: pvenorth\n    nodeid: 1\n    ring0_addr: 10.9.8.7\n  }\n"
+		 "  node {\n    name: pvesouth\n    nodeid: 2\n  }\n}\ntotem {\n  cluster_name: acmecluster\n"
+		 "  version: 2\n}\n");
+	tu_write(root, "etc/libvirt/qemu/win.xml",
+		 "<domain type='kvm'><name>win</name><sysinfo type='smbios'><system>"
+		 "<entry name='manufacturer'>Dell Inc.</entry><entry name='serial'>DELLSVC7Q</entry>"
+		 "<entry name=\"asset\">ASSET-0042</entry></system></sysinfo>"
+		 "<description>pvenorth acmecluster</description></domain>\n");
+	tu_symlink(root, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R654321B", "../../nvme0n1");
+	tu_symlink(root, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_S4EWNX0R654321B-part1",
+		   "../../nvme0n1p1");
+	tu_symlink(root, "dev/disk/by-id/nvme-eui.0025385b71b0c1d2", "../../nvme0n1");
+	tu_symlink(root, "dev/disk/by-id/wwn-0x5002538e40a1b2c3", "../../sda");
+	tu_symlink(root, "dev/disk/by-id/wwn-0x5002538e40a1b2c3-part2", "../../sda2");
+	tu_symlink(root, "dev/disk/by-id/virtio-VIRTSER123", "../../vda");
+	tu_symlink(root, "dev/disk/by-id/usb-SanDisk_Ultra_4C530001230915109433-0:0", "../../sdb");
 	tu_write(root, "var/lib/vfiowiz/journal/20250101T000000Z/manifest", "file etc/x\n");
 	tu_write(root, "var/lib/vfiowiz/journal/20250101T000000Z/files/0001", "SECRET ORIGINAL\n");
 	tu_write(root, ".vfiowiz/cmd/nvidia-smi_-q", "GPU 00000000:01:00.0\n    Serial Number : 1654922001234\n"
@@ -716,8 +842,10 @@ static void roundtrip(const char *root, const char *jail, struct vw_snapshot *ke
 
 			if (!e)
 				fail_msg("%s: missing from the snapshot of the replay", snap.v[i].path);
-			if (e->type == VW_SNAP_FILE && strcmp(e->path, ".vfiowiz/snapshot"))
-				assert_memory_equal(e->data, snap.v[i].data, e->len);
+			if (e->type == VW_SNAP_FILE && strcmp(e->path, ".vfiowiz/snapshot") &&
+			    (e->len != snap.v[i].len || memcmp(e->data, snap.v[i].data, e->len)))
+				fail_msg("%s differs in the replay: '%.*s' vs '%.*s'", e->path, (int)e->len, e->data,
+					 (int)snap.v[i].len, snap.v[i].data);
 		}
 		vw_snapshot_done(&again);
 	}
@@ -772,7 +900,7 @@ static void test_capture(void **state)
 	assert_non_null(strstr(e->data, "root=UUID=00000000-0000-0000-0000-000000000001 "));
 	e = find(&snap, ".vfiowiz/cmd/efibootmgr_-v");
 	assert_non_null(strstr(e->data, "GPT,00000000-0000-0000-0000-000000000001,"));
-	assert_string_equal(find(&snap, "etc/hostname")->data, "host1\n");
+	assert_string_equal(find(&snap, "etc/hostname")->data, "host1.domain1.example\n");
 	assert_string_equal(find(&snap, "proc/sys/kernel/hostname")->data, "host1\n");
 	assert_non_null(strstr(find(&snap, "proc/version")->data, "(user1@host1)"));
 	e = find(&snap, "etc/pve/qemu-server/100.conf");
@@ -804,6 +932,31 @@ static void test_capture(void **state)
 	e = find(&snap, "dev/disk/by-id/ata-Samsung_SSD_860_EVO_1TB_SERIAL1");
 	assert_non_null(e);
 	assert_string_equal(e->data, "../../sda");
+
+	/* Planted values (issue 14 item 7): links kept, under redacted names. */
+	assert_non_null(find(&snap, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_SERIAL2"));
+	assert_non_null(find(&snap, "dev/disk/by-id/nvme-Samsung_SSD_970_EVO_Plus_1TB_SERIAL2-part1"));
+	e = find(&snap, "etc/pve/qemu-server/101.conf");
+	assert_non_null(strstr(e->data, "sshkeys: REDACTED\nname: win\n"));
+	e = find(&snap, "etc/hostname");
+	assert_null(strstr(e->data, "corp-acme"));
+	assert_non_null(strstr(find(&snap, "etc/libvirt/qemu/win.xml")->data, "<entry name='manufacturer'>Dell Inc.</entry>"));
+	{
+		static const char *const planted[] = {
+			"S4EWNX0R654321B", "0025385b71b0c1d2", "5002538e40a1b2c3", "VIRTSER123",
+			"4C530001230915109433", "bobsmith", "jumpbox", "corp-acme", "carol", "KEYMATERIAL",
+			"pvenorth", "pvesouth", "acmecluster", "DELLSVC7Q", "ASSET-0042",
+		};
+
+		for (size_t i = 0; i < snap.n; i++) {
+			e = &snap.v[i];
+			for (size_t k = 0; k < VW_ARRAY_SIZE(planted); k++) {
+				if (strstr(e->path, planted[k]) ||
+				    (e->type != VW_SNAP_DIR && memmem(e->data, e->len, planted[k], strlen(planted[k]))))
+					fail_msg("%s still holds %s", e->path, planted[k]);
+			}
+		}
+	}
 
 	/* Nothing in the whole snapshot still says who or where. */
 	for (size_t i = 0; i < snap.n; i++) {
@@ -984,6 +1137,8 @@ int main(void)
 		cmocka_unit_test(test_link_rule),
 		cmocka_unit_test(test_write_read),
 		cmocka_unit_test(test_hostile),
+		cmocka_unit_test(test_remove_deep),
+		cmocka_unit_test(test_import_signal),
 		cmocka_unit_test(test_limits),
 		cmocka_unit_test(test_payloads_never_run),
 		cmocka_unit_test(test_redact),

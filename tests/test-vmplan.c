@@ -563,6 +563,42 @@ static void test_libvirt_refusals(void **state)
 	env_close(&e);
 }
 
+/* Strings that would make XML libvirt rejects (issue 14 item 10): refused
+ * before anything is planned, whoever filled the choices. */
+static void test_libvirt_bad_text(void **state)
+{
+	static const char *const paths[] = {
+		"/var/lib/libvirt/images/a\x01" "b.qcow2", "/var/lib/libvirt/images/\xff\xfe.qcow2",
+		"/var/lib/libvirt/images/a\x1b[2J.qcow2",
+	};
+	static const char *const passwords[] = { "\xff\xfe", "a\xc2\x85" "b", "a\x7f" };
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+
+	(void)state;
+	env_open(&e);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "fresh");
+	fake_set(&c.access.vnc_password, "ok");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(paths); i++) {
+		fake_set(&c.vm.storage_path, paths[i]);
+		assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+		assert_int_equal(e.plan.n, 0);
+		vw_vm_info_done(&e.info);
+	}
+	fake_set(&c.vm.storage_path, "");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(passwords); i++) {
+		fake_set(&c.access.vnc_password, passwords[i]);
+		assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+		assert_int_equal(e.plan.n, 0);
+		vw_vm_info_done(&e.info);
+	}
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
 static void test_libvirt_hostile(void **state)
 {
 	static const char *const bad[] = {
@@ -1043,6 +1079,7 @@ int main(void)
 		cmocka_unit_test(test_libvirt_existing_pc),
 		cmocka_unit_test(test_libvirt_existing_recorded),
 		cmocka_unit_test(test_libvirt_refusals),
+		cmocka_unit_test(test_libvirt_bad_text),
 		cmocka_unit_test(test_libvirt_hostile),
 		cmocka_unit_test(test_pve_next_vmid),
 		cmocka_unit_test(test_pve_hostpci_syntax),

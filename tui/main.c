@@ -4,6 +4,7 @@
 #include "findings.h"
 #include "mig.h"
 #include "report.h"
+#include "text.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -90,9 +91,16 @@ int vw_cli_probe(const struct vw_cli *cli, struct vw_sysroot **sr, struct vw_fac
 
 int vw_cli_write(const struct vw_buf *b)
 {
-	if (b->len && fwrite(b->data, 1, b->len, stdout) != b->len)
-		return VW_EXIT_ERROR;
-	return fflush(stdout) == 0 ? 0 : VW_EXIT_ERROR;
+	/* Host strings may hold terminal escapes: made printable (JSON is
+	 * escaped already and comes through unchanged). */
+	char *p = vw_printable_n(b->data ? b->data : "", b->len, true);
+	size_t n = strlen(p);
+	int rc = n && fwrite(p, 1, n, stdout) != n ? VW_EXIT_ERROR : 0;
+
+	free(p);
+	if (fflush(stdout) != 0)
+		rc = VW_EXIT_ERROR;
+	return rc;
 }
 
 int vw_cmd_check(const struct vw_cli *cli)

@@ -394,8 +394,9 @@ int vw_ui_put(WINDOW *win, int y, int x, int maxw, const char *s, attr_t a)
 		return 0;
 	w = widen(s, &n);
 	for (size_t i = 0; i < n; i++) {
-		if (w[i] < 0x20 || w[i] == 0x7f)
-			w[i] = L' ';
+		if (w[i] < 0x20 || (w[i] >= 0x7f && w[i] <= 0x9f) || w[i] == 0x2028 || w[i] == 0x2029 ||
+		    (w[i] >= 0x202a && w[i] <= 0x202e) || (w[i] >= 0x2066 && w[i] <= 0x2069))
+			w[i] = L' ';	/* controls, C1, bidi overrides (core/text.h) */
 		total += wcw(w[i]);
 	}
 	keep = n;

@@ -40,6 +40,9 @@ const struct hostile_case hostile_cases[] = {
 	{ "sparse", "sparse", "a GNU sparse file" },
 	{ "pax-nul", "NUL", "a pax path with a NUL byte" },
 	{ "empty", "empty", "an empty file" },
+	{ "deep-chain", "too deep", "a chain of 2000 nested folders, one entry each (quadratic to extract)" },
+	{ "deep-pax", "too deep", "a file 100 folders down, its parents made on the way" },
+	{ "long-path", "too long", "a pax path of 2000 bytes in 40 folders (past PATH_MAX with TMPDIR)" },
 };
 const size_t hostile_ncases = sizeof(hostile_cases) / sizeof(hostile_cases[0]);
 
@@ -282,6 +285,34 @@ int hostile_write(const char *name, const char *path, const char *tag)
 		htar_entry(t, "PaxHeaders/x", 'x', len, NULL, r, len);
 		free(r);
 		htar_entry(t, "x", '0', 0, NULL, NULL, 0);
+	} else if (!strcmp(name, "deep-chain") || !strcmp(name, "deep-pax") || !strcmp(name, "long-path")) {
+		bool chain = name[5] == 'c', lng = name[0] == 'l';
+		size_t n = chain ? 2000 : lng ? 40 : 100, len = 3;
+		char *p = malloc(4 + n * 51 + 8), *r;
+
+		if (!p) {
+			htar_close(t, false);
+			return -1;
+		}
+		dirs(t);
+		strcpy(p, "sys");
+		for (size_t i = 0; i < n; i++) {
+			len += (size_t)sprintf(p + len, "/%s", lng ? "abcdefghijklmnopqrstuvwxyz-abcdefghijklmnopqrstuvw" : "a");
+			if (chain) {
+				r = record("path", p, len);
+				htar_pax(t, r);
+				htar_entry(t, "PaxHeaders/d", '5', 0, NULL, NULL, 0);
+				free(r);
+			}
+		}
+		if (!chain) {
+			strcpy(p + len, "/f");
+			r = record("path", p, len + 2);
+			htar_pax(t, r);
+			htar_entry(t, "PaxHeaders/f", '0', 4, NULL, "bad\n", 4);
+			free(r);
+		}
+		free(p);
 	} else {
 		htar_close(t, false);
 		errno = ENOENT;
