@@ -201,6 +201,23 @@ static int write_in_dir(int dfd, const char *path, const char *base, const void 
 	return 0;
 }
 
+/* A name open_temp() makes. */
+static bool is_temp_name(const char *n)
+{
+	size_t l = strlen(n);
+
+	return l == strlen(TMP_PREFIX) + 8 + strlen(TMP_SUFFIX) && vw_startswith(n, TMP_PREFIX) &&
+	       !strcmp(n + l - strlen(TMP_SUFFIX), TMP_SUFFIX) &&
+	       strspn(n + strlen(TMP_PREFIX), "0123456789abcdef") == 8;
+}
+
+static void strv_add(char ***v, size_t *n, const char *s)
+{
+	*v = vw_xreallocarray(*v, *n + 2, sizeof(char *));
+	(*v)[(*n)++] = vw_xstrdup(s);
+	(*v)[*n] = NULL;
+}
+
 /* Temporary files of a write that was killed; only called under the lock. */
 static void clean_temps(int dfd)
 {
@@ -213,15 +230,9 @@ static void clean_temps(int dfd)
 			close(fd);
 		return;
 	}
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t l = strlen(n);
-
-		if (l == strlen(TMP_PREFIX) + 8 + strlen(TMP_SUFFIX) && vw_startswith(n, TMP_PREFIX) &&
-		    !strcmp(n + l - strlen(TMP_SUFFIX), TMP_SUFFIX) &&
-		    strspn(n + strlen(TMP_PREFIX), "0123456789abcdef") == 8)
-			unlinkat(dfd, n, 0);
-	}
+	while ((de = readdir(d)))
+		if (is_temp_name(de->d_name))
+			unlinkat(dfd, de->d_name, 0);
 	closedir(d);
 }
 
@@ -516,6 +527,84 @@ void vw_apply_unlock(int fd)
 		close(fd);
 }
 
+/* ---- post-command kinds ---- */
+
+static const char *const kind_names[] = {
+	[VW_POSTK_REBUILD] = "rebuild", [VW_POSTK_DEFINE] = "define",
+	[VW_POSTK_ENABLE] = "enable",	[VW_POSTK_RESTART] = "restart",
+	[VW_POSTK_CONFIG] = "config",	[VW_POSTK_IMAGE] = "image",
+	[VW_POSTK_ONESHOT] = "oneshot", [VW_POSTK_ARGS] = "args",
+	[VW_POSTK_OTHER] = "other",
+};
+
+static bool arg_is(char **argv, size_t i, const char *s)
+{
+	for (size_t k = 0; k < i; k++)
+		if (!argv[k])
+			return false;
+	return argv[i] && !strcmp(argv[i], s);
+}
+
+static enum vw_post_kind kind_of_argv(char **argv)
+{
+	/* Tools that regenerate something from the files undo restores. */
+	static const char *const rebuilds[] = {
+		"update-initramfs", "update-grub", "update-grub2", "grub-mkconfig", "grub2-mkconfig",
+		"dracut", "mkinitcpio", "kernelstub", "regenerate_images", "booster",
+	};
+	const char *base = base_of(argv[0]);
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(rebuilds); i++)
+		if (!strcmp(base, rebuilds[i]))
+			return VW_POSTK_REBUILD;
+	if (!strcmp(base, "proxmox-boot-tool") && arg_is(argv, 1, "refresh"))
+		return VW_POSTK_REBUILD;
+	if (!strcmp(base, "systemctl") && arg_is(argv, 1, "daemon-reload"))
+		return VW_POSTK_REBUILD;
+	if (!strcmp(base, "systemctl") && arg_is(argv, 1, "enable"))
+		return VW_POSTK_ENABLE;
+	if (!strcmp(base, "systemctl") && arg_is(argv, 1, "restart"))
+		return VW_POSTK_RESTART;
+	if (!strcmp(base, "virsh") && arg_is(argv, 1, "define") && argv[2] && !argv[3])
+		return VW_POSTK_DEFINE;
+	if (!strcmp(base, "qm") && arg_is(argv, 1, "set"))
+		return VW_POSTK_CONFIG;
+	if (!strcmp(base, "qemu-img") && arg_is(argv, 1, "create"))
+		return VW_POSTK_IMAGE;
+	if (!strcmp(base, "bootctl") && arg_is(argv, 1, "set-oneshot"))
+		return VW_POSTK_ONESHOT;
+	if (!strcmp(base, "grubby") && argv[1] && vw_startswith(argv[1], "--update-kernel="))
+		return VW_POSTK_ARGS;
+	return VW_POSTK_OTHER;
+}
+
+enum vw_post_kind vw_post_kind_of(const char *cmd)
+{
+	char **argv = NULL;
+	enum vw_post_kind k = VW_POSTK_OTHER;
+
+	if (vw_exec_split(cmd, &argv, NULL) > 0)
+		k = kind_of_argv(argv);
+	vw_strv_free(argv);
+	return k;
+}
+
+/* The disk image a qemu-img create makes: the word before the size. */
+static char *image_path(const char *cmd)
+{
+	char **argv = NULL, *path = NULL;
+	size_t n = 0;
+
+	if (vw_exec_split(cmd, &argv, NULL) > 0) {
+		while (argv[n])
+			n++;
+		if (n >= 4)
+			path = vw_xstrdup(argv[n - 2]);
+	}
+	vw_strv_free(argv);
+	return path;
+}
+
 /* ---- the journal ---- */
 
 struct jfile {
@@ -527,6 +616,14 @@ struct jfile {
 	char old_hash[HASH_LEN], new_hash[HASH_LEN];
 	size_t old_size, new_size;
 	char *copy;		/* "files/NNNN" or NULL */
+	char post_hash[HASH_LEN];	/* after our post-commands changed it
+					   (qm set), else "-" */
+};
+
+struct jpost {
+	char *cmd;
+	enum vw_post_kind kind;
+	char *inverse;		/* the command that takes it back, or NULL */
 };
 
 struct journal {
@@ -536,6 +633,8 @@ struct journal {
 	struct jfile *f;
 	size_t nf;
 	char **post;		/* NULL-terminated */
+	struct jpost *pk;	/* one per post, with its kind */
+	size_t npk;
 	bool complete;
 	bool has_key;
 	unsigned char key[32];
@@ -553,6 +652,11 @@ static void journal_done(struct journal *j)
 	}
 	free(j->f);
 	vw_strv_free(j->post);
+	for (size_t i = 0; i < j->npk; i++) {
+		free(j->pk[i].cmd);
+		free(j->pk[i].inverse);
+	}
+	free(j->pk);
 	memset(j, 0, sizeof(*j));
 }
 
@@ -622,9 +726,11 @@ static char *manifest_text(const struct journal *j)
 			      (unsigned long)f->uid, (unsigned long)f->gid, f->old_hash, f->old_size,
 			      f->new_hash, f->new_size, f->copy ? f->copy : "-");
 	}
-	for (size_t i = 0; j->post && j->post[i]; i++) {
-		vw_buf_adds(&b, "post ");
-		add_escaped(&b, j->post[i]);
+	for (size_t i = 0; i < j->npk; i++) {
+		vw_buf_printf(&b, "post %s ", kind_names[j->pk[i].kind]);
+		add_escaped(&b, j->pk[i].cmd);
+		vw_buf_addc(&b, ' ');
+		add_escaped(&b, j->pk[i].inverse ? j->pk[i].inverse : "-");
 		vw_buf_addc(&b, '\n');
 	}
 	vw_buf_adds(&b, "end\n");
@@ -702,6 +808,39 @@ static int parse_file_line(struct journal *j, char *rest)
 	return 0;
 }
 
+static void add_post(struct journal *j, char *cmd, enum vw_post_kind kind, char *inverse)
+{
+	j->post = vw_xreallocarray(j->post, j->npk + 2, sizeof(char *));
+	j->post[j->npk] = vw_xstrdup(cmd);
+	j->post[j->npk + 1] = NULL;
+	j->pk = vw_xreallocarray(j->pk, j->npk + 1, sizeof(*j->pk));
+	j->pk[j->npk++] = (struct jpost){ cmd, kind, inverse };
+}
+
+/* "post KIND CMD INVERSE"; a journal from before kinds has "post CMD":
+ * then only rebuilds run again. */
+static int parse_post(struct journal *j, char *arg)
+{
+	char *save = NULL, *a = strtok_r(arg, " ", &save), *b = strtok_r(NULL, " ", &save);
+	char *c = strtok_r(NULL, " ", &save), *cmd;
+	enum vw_post_kind k;
+
+	if (!a || (b && !c) || strtok_r(NULL, " ", &save))
+		return -1;
+	if (!b) {
+		cmd = unescape(a);
+		k = vw_post_kind_of(cmd);
+		add_post(j, cmd, k, k == VW_POSTK_REBUILD ? vw_xstrdup(cmd) : NULL);
+		return 0;
+	}
+	for (k = 0; k < VW_ARRAY_SIZE(kind_names) && strcmp(kind_names[k], a); k++)
+		;
+	if (k == VW_ARRAY_SIZE(kind_names))
+		return -1;
+	add_post(j, unescape(b), k, strcmp(c, "-") ? unescape(c) : NULL);
+	return 0;
+}
+
 static int parse_line(struct journal *j, char *line)
 {
 	char *sp = strchr(line, ' '), *arg;
@@ -725,15 +864,8 @@ static int parse_line(struct journal *j, char *line)
 		j->dirs[j->ndirs++] = d;
 		return 0;
 	}
-	if (!strcmp(line, "post")) {
-		size_t n = 0;
-		while (j->post && j->post[n])
-			n++;
-		j->post = vw_xreallocarray(j->post, n + 2, sizeof(char *));
-		j->post[n] = unescape(arg);
-		j->post[n + 1] = NULL;
-		return 0;
-	}
+	if (!strcmp(line, "post"))
+		return parse_post(j, arg);
 	return -1;
 }
 
@@ -749,6 +881,33 @@ static bool valid_id(const char *id)
 static char *jpath(const char *id, const char *name)
 {
 	return vw_xasprintf(VW_APPLY_JOURNAL_DIR "/%s%s%s", id, name ? "/" : "", name ? name : "");
+}
+
+/* "post-state": "PATH HASH" lines, the bytes qm set left in a file. */
+static void read_post_state(const struct vw_sysroot *sr, struct journal *j)
+{
+	char *path = jpath(j->id, "post-state"), *text, *save = NULL, *line;
+
+	for (size_t i = 0; i < j->nf; i++)
+		strcpy(j->f[i].post_hash, "-");
+	if (vw_sysroot_read(sr, path, &text, NULL, 1 << 16, NULL) < 0) {
+		free(path);
+		return;
+	}
+	free(path);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		char *sp = strchr(line, ' '), *p;
+
+		if (!sp || !valid_hash(sp + 1))
+			continue;
+		*sp = '\0';
+		p = unescape(line);
+		for (size_t i = 0; i < j->nf; i++)
+			if (!strcmp(j->f[i].path, p))
+				snprintf(j->f[i].post_hash, HASH_LEN, "%s", sp + 1);
+		free(p);
+	}
+	free(text);
 }
 
 /* Read a journal's manifest.  A missing or cut-short manifest gives 0 with
@@ -778,6 +937,7 @@ static int journal_read(const struct vw_sysroot *sr, const char *id, struct jour
 		j->complete = false;
 		return vw_err_set(err, -EINVAL, _("the manifest of journal %s is damaged"), id);
 	}
+	read_post_state(sr, j);
 	return 0;
 }
 
@@ -940,9 +1100,130 @@ static struct jfile make_jfile(const struct journal *j, const struct vw_change *
 	return f;
 }
 
+/* The accepted change that writes abs ("/etc/x"), or NULL. */
+static const struct vw_change *planned(const struct job *jb, const char *abs)
+{
+	while (*abs == '/')
+		abs++;
+	for (size_t i = 0; i < jb->plan->n; i++)
+		if (jb->acc[i] && !strcmp(jb->plan->v[i].path, abs))
+			return &jb->plan->v[i];
+	return NULL;
+}
+
+/* True when the apply creates every unit named in argv[from..] (options
+ * skipped): then undo removes them, and stops or disables them first. */
+static bool creates_units(const struct job *jb, char **argv, size_t from, struct vw_buf *units)
+{
+	bool all = true, any = false;
+
+	for (size_t a = from; argv[a]; a++) {
+		bool created = false;
+
+		if (argv[a][0] == '-')
+			continue;
+		for (size_t i = 0; i < jb->plan->n; i++)
+			if (jb->acc[i] && !strcmp(base_of(jb->plan->v[i].path), argv[a]))
+				created = !jb->plan->v[i].old_exists && !jb->plan->v[i].remove;
+		all = all && created;
+		any = true;
+		vw_buf_printf(units, " %s", argv[a]);
+	}
+	return any && all;
+}
+
+/* The domain name of a libvirt XML: its first <name> element. */
+static char *xml_name(const char *xml)
+{
+	const char *s = strstr(xml, "<name>"), *e;
+
+	if (!s)
+		return NULL;
+	s += 6;
+	e = strstr(s, "</name>");
+	if (!e || e == s || memchr(s, '&', (size_t)(e - s)) || memchr(s, '<', (size_t)(e - s)))
+		return NULL;
+	return vw_xstrndup(s, (size_t)(e - s));
+}
+
+/* grubby: the arguments it added are removed and the ones it removed added. */
+static char *swap_args(char **argv)
+{
+	size_t n = 0;
+	char **v, *cmd;
+	const char *add = NULL, *rm = NULL;
+
+	while (argv[n])
+		n++;
+	v = vw_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		if (vw_startswith(argv[i], "--args="))
+			add = argv[i] + 7;
+		else if (vw_startswith(argv[i], "--remove-args="))
+			rm = argv[i] + 14;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = vw_startswith(argv[i], "--args=") ? vw_xasprintf("--args=%s", rm ? rm : "")
+		       : vw_startswith(argv[i], "--remove-args=")
+			       ? vw_xasprintf("--remove-args=%s", add ? add : "")
+			       : vw_xstrdup(argv[i]);
+	cmd = vw_exec_join((const char *const *)v);
+	vw_strv_free(v);
+	return cmd;
+}
+
+/* The command that takes cmd back once the files are restored (NULL: none),
+ * decided now, while it is known what the apply creates. */
+static char *inverse_of(const struct job *jb, const char *cmd, enum vw_post_kind k)
+{
+	struct vw_buf units = VW_BUF_INIT;
+	const struct vw_change *c;
+	char **argv = NULL, *inv = NULL, *name;
+
+	if (vw_exec_split(cmd, &argv, NULL) <= 0)
+		return NULL;
+	vw_buf_adds(&units, "");
+	switch (k) {
+	case VW_POSTK_REBUILD:
+		inv = vw_xstrdup(cmd);
+		break;
+	case VW_POSTK_DEFINE:
+		c = planned(jb, argv[2]);
+		if (c && c->old_exists && !c->remove) {
+			inv = vw_xstrdup(cmd);	/* the restored XML, defined again */
+		} else if (c && !c->old_exists && (name = xml_name(c->new_data))) {
+			const char *a[] = { "virsh", "undefine", "--nvram", name, NULL };
+
+			inv = vw_exec_join(a);
+			free(name);
+		}
+		break;
+	case VW_POSTK_ENABLE:
+		if (creates_units(jb, argv, 2, &units))
+			inv = vw_xasprintf("systemctl disable%s", units.data);
+		break;
+	case VW_POSTK_RESTART:
+		inv = creates_units(jb, argv, 2, &units) ? vw_xasprintf("systemctl stop%s", units.data)
+							 : vw_xstrdup(cmd);
+		break;
+	case VW_POSTK_ONESHOT:
+		inv = vw_xstrdup("bootctl set-oneshot ''");
+		break;
+	case VW_POSTK_ARGS:
+		inv = swap_args(argv);
+		break;
+	default:
+		break;
+	}
+	vw_buf_done(&units);
+	vw_strv_free(argv);
+	return inv;
+}
+
 static void journal_fill(struct job *jb, struct journal *j)
 {
 	size_t ncopy = 0;
+	char **posts;
 
 	for (size_t i = 0; i < jb->plan->n; i++) {
 		if (!jb->acc[i])
@@ -953,7 +1234,13 @@ static void journal_fill(struct job *jb, struct journal *j)
 		ncopy += j->f[j->nf].copy != NULL;
 		j->nf++;
 	}
-	j->post = vw_plan_posts(jb->plan, jb->acc);
+	posts = vw_plan_posts(jb->plan, jb->acc);
+	for (size_t i = 0; posts[i]; i++) {
+		enum vw_post_kind k = vw_post_kind_of(posts[i]);
+
+		add_post(j, vw_xstrdup(posts[i]), k, inverse_of(jb, posts[i], k));
+	}
+	vw_strv_free(posts);
 }
 
 static bool any_secret(const struct job *jb)
@@ -1157,23 +1444,75 @@ static void posts_not_run(struct vw_apply_result *res, char **cmds, enum vw_post
 	res->npost = n;
 }
 
+/* qm set edits the config file the apply wrote: record what it left, so
+ * that undo tells those lines from a user's edit. */
+static void post_state(struct job *jb, const struct journal *j, int jfd)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_adds(&b, "");
+	for (size_t i = 0; i < j->npk && i < jb->res->npost; i++) {
+		char **argv = NULL, *suffix;
+
+		if (j->pk[i].kind != VW_POSTK_CONFIG || jb->res->post[i].state != VW_POST_RAN ||
+		    vw_exec_split(j->pk[i].cmd, &argv, NULL) < 3) {
+			vw_strv_free(argv);
+			continue;
+		}
+		suffix = vw_xasprintf("qemu-server/%s.conf", argv[2]);
+		for (size_t k = 0; k < j->nf; k++) {
+			const char *p = j->f[k].path;
+			size_t pl = strlen(p), sl = strlen(suffix), len;
+			char *buf = NULL, h[HASH_LEN];
+
+			if (pl < sl || strcmp(p + pl - sl, suffix) || (pl > sl && p[pl - sl - 1] != '/'))
+				continue;
+			if (vw_sysroot_read(jb->sr, p, &buf, &len, VW_PLAN_MAX_FILE, NULL) < 0)
+				continue;
+			hash_data(j, j->f[k].secret, buf, len, h);
+			free(buf);
+			if (strcmp(h, j->f[k].new_hash) && !strstr(b.data, h)) {
+				add_escaped(&b, p);
+				vw_buf_printf(&b, " %s\n", h);
+			}
+		}
+		free(suffix);
+		vw_strv_free(argv);
+	}
+	/* Informative like post.log: without it undo asks about the file. */
+	if (b.len)
+		journal_put(jfd, j, "post-state", b.data, b.len, NULL);
+	vw_buf_done(&b);
+}
+
 static int finish(struct job *jb, struct journal *j, int jfd, int r,
 		  const struct vw_apply_opts *o, struct vw_err *err)
 {
 	char status[64];
 
+	struct vw_err serr = { 0 };
+	int sr_;
+
 	snprintf(status, sizeof(status), "%s %zu\n", r == 0 ? "applied" : "partial",
 		 jb->res->written);
-	/* Without a status the journal reads as interrupted, which undo handles. */
-	journal_put(jfd, j, "status", status, strlen(status), NULL);
+	/* Without a status the journal reads as interrupted, which undo
+	 * handles; but the apply did not end well (ENOSPC: the rebuilds would
+	 * fail too), so say so and run nothing. */
+	sr_ = journal_put(jfd, j, "status", status, strlen(status), &serr);
+	if (sr_ < 0 && r == 0) {
+		r = vw_err_set(err, sr_, _("the changes were written, but the journal could not record it (%s); nothing was run: free the space, then run \"vfiowiz undo %s\" or apply again"),
+			       serr.msg, j->id);
+	}
 	if (r < 0) {
 		posts_not_run(jb->res, j->post, VW_POST_NOT_RUN);
 		return r;
 	}
 	r = vw_apply_run_posts(jb->sr, (const char *const *)j->post, o->no_post,
 			       o->post_timeout_ms, &jb->res->post, &jb->res->npost, err);
-	if (jb->res->npost)
+	if (jb->res->npost) {
 		post_log(jfd, j, jb->res->post, jb->res->npost);
+		post_state(jb, j, jfd);
+	}
 	return r;
 }
 
@@ -1248,6 +1587,8 @@ int vw_apply_plan(const struct vw_sysroot *sr, const struct vw_plan *plan,
 	init_result(res, plan, acc);
 	if (nacc && !o->dry)
 		r = lock = vw_apply_lock(sr, err);
+	if (lock >= 0)
+		vw_journal_tidy(sr, &res->tidy);
 	if (nacc && r >= 0) {
 		jb.t = vw_xcalloc(plan->n, sizeof(*jb.t));
 		r = apply_locked(&jb, o, err);
@@ -1434,6 +1775,13 @@ void vw_undo_result_done(struct vw_undo_result *res)
 {
 	free(res->journal_id);
 	vw_strv_free(res->post);
+	vw_strv_free(res->kept);
+	vw_strv_free(res->images);
+	for (size_t i = 0; i < res->nstale; i++) {
+		free(res->stale[i].path);
+		free(res->stale[i].restore);
+	}
+	free(res->stale);
 	memset(res, 0, sizeof(*res));
 }
 
@@ -1461,7 +1809,7 @@ static int pick_journal(const struct vw_sysroot *sr, const char *id, char **out,
 }
 
 /* Where a journaled file stands now. */
-enum fstate { F_OLD, F_NEW, F_OTHER };
+enum fstate { F_OLD, F_NEW, F_OTHER, F_SKIP };
 
 static enum fstate file_state(const struct vw_sysroot *sr, const struct journal *j,
 			      const struct jfile *f, struct target *t, struct vw_err *err, int *r)
@@ -1482,6 +1830,9 @@ static enum fstate file_state(const struct vw_sysroot *sr, const struct journal 
 	if (f->existed ? t->exists && !strcmp(h, f->old_hash) : !t->exists)
 		return F_OLD;
 	if (f->removed ? !t->exists : t->exists && !strcmp(h, f->new_hash))
+		return F_NEW;
+	/* What our own post-commands (qm set) left is ours too. */
+	if (t->exists && f->post_hash[0] && strcmp(f->post_hash, "-") && !strcmp(h, f->post_hash))
 		return F_NEW;
 	return F_OTHER;
 }
@@ -1506,30 +1857,77 @@ static int load_copy(const struct vw_sysroot *sr, const struct journal *j, const
 	return 0;
 }
 
-static int undo_check(const struct vw_sysroot *sr, const struct journal *j, enum fstate *st,
+/* Is f named in list (paths as people give them: '/' optional, maybe
+ * through a link such as /etc/pve/qemu-server)? */
+static bool named(const struct vw_sysroot *sr, const char *const *list, const struct jfile *f)
+{
+	for (size_t i = 0; list && list[i]; i++) {
+		char *norm = vw_change_normpath(list[i], NULL), *real;
+		bool hit;
+
+		if (!norm)
+			continue;
+		real = vw_sysroot_realpath(sr, norm);
+		hit = !strcmp(norm, f->path) || (real && !strcmp(real, f->path));
+		free(real);
+		free(norm);
+		if (hit)
+			return true;
+	}
+	return false;
+}
+
+static void add_stale(const struct vw_sysroot *sr, const struct journal *j, const struct jfile *f,
+		      struct vw_undo_result *res)
+{
+	struct vw_undo_stale s = { vw_xstrdup(f->path), f->existed, f->secret, NULL, 0 };
+
+	if (!f->existed || load_copy(sr, j, f, &s.restore, &s.restore_len, NULL) < 0) {
+		s.restore = vw_xstrdup("");
+		s.restore_len = 0;
+	}
+	res->stale = vw_xreallocarray(res->stale, res->nstale + 1, sizeof(*res->stale));
+	res->stale[res->nstale++] = s;
+}
+
+static int undo_check(const struct vw_sysroot *sr, const struct journal *j,
+		      const struct vw_undo_opts *o, enum fstate *st, struct vw_undo_result *res,
 		      struct vw_err *err)
 {
 	for (size_t i = 0; i < j->nf; i++) {
+		const struct jfile *f = &j->f[i];
 		struct target t = { 0 };
 		char *data = NULL;
 		size_t len;
 		int r;
 
-		st[i] = file_state(sr, j, &j->f[i], &t, err, &r);
+		st[i] = file_state(sr, j, f, &t, err, &r);
 		target_done(&t);
 		if (r < 0)
 			return r;
-		if (st[i] == F_OTHER)
-			return vw_err_set(err, -ESTALE,
-					  _("/%s was changed after vfiowiz wrote it; undoing would lose those changes"),
-					  j->f[i].path);
-		if (st[i] == F_NEW && j->f[i].existed) {
-			r = load_copy(sr, j, &j->f[i], &data, &len, err);
+		if (named(sr, o->skip, f)) {
+			st[i] = F_SKIP;
+			continue;
+		}
+		if (st[i] == F_OTHER && named(sr, o->force, f))
+			st[i] = F_NEW;
+		if (st[i] == F_OTHER) {
+			add_stale(sr, j, f, res);
+			continue;
+		}
+		if (st[i] == F_NEW && f->existed) {
+			r = load_copy(sr, j, f, &data, &len, err);
 			free(data);
 			if (r < 0)
 				return r;
 		}
 	}
+	if (res->nstale)
+		return vw_err_set(err, -ESTALE,
+				  ngettext("/%s was changed after vfiowiz wrote it; undoing would lose those changes (undo --force-file PATH restores it all the same, --skip-file PATH leaves it and undoes the rest)",
+					   "/%s and %zu more files were changed after vfiowiz wrote them; undoing would lose those changes (undo --force-file PATH restores one all the same, --skip-file PATH leaves it and undoes the rest)",
+					   res->nstale),
+				  res->stale[0].path, res->nstale - 1);
 	return 0;
 }
 
@@ -1551,7 +1949,7 @@ static int restore_one(const struct vw_sysroot *sr, const struct journal *j,
 		r = fs_err(err, dfd, f->path);
 	if (r == 0 && f->existed)
 		r = write_in_dir(dfd, f->path, base_of(t.rel), data, len, &w, err);
-	else if (r == 0 && (unlinkat(dfd, base_of(t.rel), 0) < 0 || fsync(dfd) < 0))
+	else if (r == 0 && t.exists && (unlinkat(dfd, base_of(t.rel), 0) < 0 || fsync(dfd) < 0))
 		r = fs_err(err, -errno, f->path);
 	if (r == 0)
 		*(f->existed ? &res->restored : &res->removed) += 1;
@@ -1600,23 +1998,62 @@ static void remove_dirs(const struct vw_sysroot *sr, const struct journal *j)
 	}
 }
 
-static int mark_undone(const struct vw_sysroot *sr, const struct journal *j, struct vw_err *err)
+static int mark_undone(const struct vw_sysroot *sr, const struct journal *j, size_t skipped,
+		       struct vw_err *err)
 {
-	char *rel = jpath(j->id, NULL), stamp[64];
+	char *rel = jpath(j->id, NULL), stamp[96];
 	int jfd = open_dir(sr, rel), r;
 	time_t now = time(NULL);
 	struct tm tm;
+	size_t n;
 
 	free(rel);
 	if (jfd < 0)
 		return fs_err(err, jfd, VW_APPLY_JOURNAL_DIR);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ\n", gmtime_r(&now, &tm));
+	n = strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
+	snprintf(stamp + n, sizeof(stamp) - n, skipped ? " skipped=%zu\n" : "\n", skipped);
 	r = journal_put(jfd, j, "undone", stamp, strlen(stamp), err);
 	close(jfd);
 	return r;
 }
 
-static int undo_journal(const struct vw_sysroot *sr, struct journal *j, struct vw_undo_result *res,
+/* The commands that take the post-commands back, in order: inverses of
+ * what changed state (reverse order), then the rebuilds from the restored
+ * files (apply order), then what reads restored files again (apply order). */
+static void undo_posts(const struct journal *j, struct vw_undo_result *res)
+{
+	size_t n = 0, nk = 0, ni = 0;
+
+	for (int phase = 0; phase < 3; phase++) {
+		for (size_t k = 0; k < j->npk; k++) {
+			size_t i = phase == 0 ? j->npk - 1 - k : k;
+			const struct jpost *p = &j->pk[i];
+			int ph = !p->inverse ? -1
+				 : p->kind == VW_POSTK_REBUILD ? 1
+				 : !strcmp(p->inverse, p->cmd) ? 2 : 0;
+
+			if (ph == phase)
+				strv_add(&res->post, &n, p->inverse);
+		}
+	}
+	for (size_t i = 0; i < j->npk; i++) {
+		const struct jpost *p = &j->pk[i];
+
+		if (p->inverse)
+			continue;
+		strv_add(&res->kept, &nk, p->cmd);
+		if (p->kind == VW_POSTK_IMAGE) {
+			char *img = image_path(p->cmd);
+
+			if (img)
+				strv_add(&res->images, &ni, img);
+			free(img);
+		}
+	}
+}
+
+static int undo_journal(const struct vw_sysroot *sr, struct journal *j,
+			const struct vw_undo_opts *o, struct vw_undo_result *res,
 			struct vw_err *err)
 {
 	enum fstate *st = vw_xcalloc(j->nf + 1, sizeof(*st));
@@ -1626,19 +2063,23 @@ static int undo_journal(const struct vw_sysroot *sr, struct journal *j, struct v
 		if (j->f[i].secret && !j->has_key)
 			r = read_key(sr, j, err);
 	if (r == 0)
-		r = undo_check(sr, j, st, err);
+		r = undo_check(sr, j, o, st, res, err);
 	/* Reverse order: the last write is undone first. */
 	for (size_t i = j->nf; r == 0 && i-- > 0;) {
 		if (st[i] == F_OLD)
 			res->unchanged++;
+		else if (st[i] == F_SKIP)
+			res->skipped++;
+		else if (o->dry)
+			*(j->f[i].existed ? &res->restored : &res->removed) += 1;
 		else
 			r = restore_one(sr, j, &j->f[i], res, err);
 	}
 	free(st);
-	if (r == 0)
+	if (r == 0 && !o->dry) {
 		clean_journal_dirs(sr, j);
-	if (r == 0)
 		remove_dirs(sr, j);
+	}
 	return r;
 }
 
@@ -1651,18 +2092,75 @@ static bool journal_exists(const struct vw_sysroot *sr, const char *id)
 	return ok;
 }
 
-int vw_undo(const struct vw_sysroot *sr, const char *id, struct vw_undo_result *res,
-	    struct vw_err *err)
+/* Remove temporary files in a journal and its files/; count them. */
+static size_t tidy_temps(int jfd)
 {
+	size_t n = 0;
+
+	for (int pass = 0; pass < 2; pass++) {
+		int dfd = pass ? openat(jfd, "files", O_RDONLY | O_DIRECTORY | O_CLOEXEC) : dup(jfd);
+		DIR *d = dfd >= 0 ? fdopendir(dfd) : NULL;
+		struct dirent *de;
+
+		if (!d) {
+			if (dfd >= 0)
+				close(dfd);
+			continue;
+		}
+		while ((de = readdir(d)))
+			if (is_temp_name(de->d_name) && unlinkat(dirfd(d), de->d_name, 0) == 0)
+				n++;
+		closedir(d);
+	}
+	return n;
+}
+
+void vw_journal_tidy(const struct vw_sysroot *sr, struct vw_tidy *t)
+{
+	char **names;
+	int n = vw_sysroot_list(sr, VW_APPLY_JOURNAL_DIR, &names);
+
+	memset(t, 0, sizeof(*t));
+	if (n < 0)
+		return;
+	for (int i = 0; i < n; i++) {
+		char *rel = jpath(names[i], NULL), *man = jpath(names[i], "manifest");
+		int jfd = valid_id(names[i]) ? open_dir(sr, rel) : -1;
+
+		if (jfd >= 0) {
+			t->temps += tidy_temps(jfd);
+			/* No manifest: killed before any target was touched. */
+			if (!vw_sysroot_exists(sr, man)) {
+				journal_discard(jfd, sr, names[i]);
+				t->journals += !journal_exists(sr, names[i]);
+			}
+			close(jfd);
+		}
+		free(rel);
+		free(man);
+	}
+	vw_strv_free(names);
+}
+
+int vw_undo_opts(const struct vw_sysroot *sr, const char *id, const struct vw_undo_opts *opts,
+		 struct vw_undo_result *res, struct vw_err *err)
+{
+	const struct vw_undo_opts none = { 0 };
+	const struct vw_undo_opts *o = opts ? opts : &none;
 	struct journal j = { 0 };
 	char *which = NULL;
-	int lock, r;
+	int lock = -1, r;
 
 	memset(res, 0, sizeof(*res));
 	res->post = vw_xcalloc(1, sizeof(char *));
-	lock = vw_apply_lock(sr, err);
-	if (lock < 0)
-		return lock;
+	res->kept = vw_xcalloc(1, sizeof(char *));
+	res->images = vw_xcalloc(1, sizeof(char *));
+	if (!o->dry) {
+		lock = vw_apply_lock(sr, err);
+		if (lock < 0)
+			return lock;
+		vw_journal_tidy(sr, &res->tidy);
+	}
 	r = pick_journal(sr, id, &which, err);
 	if (r == 0) {
 		res->journal_id = vw_xstrdup(which);
@@ -1673,16 +2171,19 @@ int vw_undo(const struct vw_sysroot *sr, const char *id, struct vw_undo_result *
 	else if (r == 0 && !j.complete && !journal_exists(sr, which))
 		r = vw_err_set(err, -ENOENT, _("there is no journal %s"), which);
 	if (r == 0 && j.complete)
-		r = undo_journal(sr, &j, res, err);
+		r = undo_journal(sr, &j, o, res, err);
+	if (r == 0 && !o->dry)
+		r = mark_undone(sr, &j, res->skipped, err);
 	if (r == 0)
-		r = mark_undone(sr, &j, err);
-	if (r == 0 && j.post) {
-		vw_strv_free(res->post);
-		res->post = j.post;
-		j.post = NULL;
-	}
+		undo_posts(&j, res);
 	journal_done(&j);
 	free(which);
 	vw_apply_unlock(lock);
 	return r;
+}
+
+int vw_undo(const struct vw_sysroot *sr, const char *id, struct vw_undo_result *res,
+	    struct vw_err *err)
+{
+	return vw_undo_opts(sr, id, NULL, res, err);
 }
