@@ -550,7 +550,7 @@ static enum vw_post_kind kind_of_argv(char **argv)
 	/* Tools that regenerate something from the files undo restores. */
 	static const char *const rebuilds[] = {
 		"update-initramfs", "update-grub", "update-grub2", "grub-mkconfig", "grub2-mkconfig",
-		"dracut", "mkinitcpio", "kernelstub", "regenerate_images", "booster",
+		"dracut", "mkinitcpio", "kernelstub", "regenerate_images",
 	};
 	const char *base = base_of(argv[0]);
 
