@@ -55,7 +55,7 @@ int main(int argc, char **argv)
 		     "usr/lib/modules/x/kernel/drivers/vfio/vfio_virqfd.ko");
 		nftw("/etc", list_one, 16, FTW_PHYS);
 		nftw("/usr/local", list_one, 16, FTW_PHYS);
-	} else if (!strcmp(name, "qm") && argc == 6 && !strcmp(argv[1], "set") &&
+	} else if (!strcmp(name, "qm") && argc == 5 && !strcmp(argv[1], "set") &&
 		   !strncmp(argv[3], "--", 2)) {
 		char path[256], text[1024];
 

@@ -89,17 +89,13 @@ in_root() {
 	' sh "$root" "$rt" "$chroot" "$@"
 }
 
-for case in "$plans"/*/; do
-	name=$(basename "$case")
-	[ -f "$case/answers.conf" ] || continue
-	[ -n "$only" ] && [ "$only" != "$name" ] && continue
-	# Only plans that succeed are applied.
-	tail -n 1 "$case/expected" | grep -qx 'exit 0' || continue
-	grep -q '^Nothing to change' "$case/expected" && continue
-	n=$((n + 1))
-	root="$tmp/$name"
+# The fixture of case $1 into $root, with the mount points; sets $before.
+prepare() {
+	case=$plans/$1
+	root="$tmp/$1"
 	host=$(cat "$case/host")
-	cp -a "$hosts/$host" "$root" || { failed "$name: copy"; continue; }
+	rm -rf "$root"
+	cp -a "$hosts/$host" "$root" || return 1
 	[ -d "$case/root" ] && cp -R "$case/root/." "$root/"
 	if [ -f "$case/remove" ]; then
 		while read -r f; do [ -n "$f" ] && rm -rf "${root:?}/$f"; done <"$case/remove"
@@ -114,6 +110,30 @@ for case in "$plans"/*/; do
 		cp "$stub" "$root/usr/lib/booster/regenerate_images"
 	cp "$case/answers.conf" "$rt/answers.conf"
 	: >"$rt/log"
+}
+
+# Compare the tree with $before once the test's own files are gone.
+same_tree() {
+	[ -e "$hosts/$host/usr/lib/booster/regenerate_images" ] ||
+		rm -f "$root/usr/lib/booster/regenerate_images"
+	rmdir "$root/usr/lib/booster" "$root/usr/lib" "$root/usr" 2>/dev/null
+	after=$(tree_sum "$root")
+	[ "$before" = "$after" ] && return 0
+	printf '%s\n' "$before" >"$tmp/b"
+	printf '%s\n' "$after" >"$tmp/a"
+	diff -u "$tmp/b" "$tmp/a" | head -20
+	return 1
+}
+
+for case in "$plans"/*/; do
+	name=$(basename "$case")
+	[ -f "$case/answers.conf" ] || continue
+	[ -n "$only" ] && [ "$only" != "$name" ] && continue
+	# Only plans that succeed are applied.
+	tail -n 1 "$case/expected" | grep -qx 'exit 0' || continue
+	grep -q '^Nothing to change' "$case/expected" && continue
+	n=$((n + 1))
+	prepare "$name" || { failed "$name: copy"; continue; }
 	in_root apply --answers /.vwtest/answers.conf --yes >"$tmp/apply.out" 2>&1 ||
 		{ failed "$name: apply (see below)"; cat "$tmp/apply.out"; continue; }
 	echo "-- undo" >>"$rt/log"
@@ -124,16 +144,7 @@ for case in "$plans"/*/; do
 		[ -f "$root$img" ] || failed "$name: undo removed the disk image $img"
 		rm -f "$root$img"
 	done
-	[ -e "$hosts/$host/usr/lib/booster/regenerate_images" ] ||
-		rm -f "$root/usr/lib/booster/regenerate_images"
-	rmdir "$root/usr/lib/booster" "$root/usr/lib" "$root/usr" 2>/dev/null
-	after=$(tree_sum "$root")
-	if [ "$before" != "$after" ]; then
-		failed "$name: undo did not restore the tree"
-		printf '%s\n' "$before" >"$tmp/b"
-		printf '%s\n' "$after" >"$tmp/a"
-		diff -u "$tmp/b" "$tmp/a" | head -20
-	fi
+	same_tree || failed "$name: undo did not restore the tree"
 	if $update; then
 		cp "$rt/log" "$case/commands"
 	elif ! diff -u "$case/commands" "$rt/log"; then
@@ -141,6 +152,46 @@ for case in "$plans"/*/; do
 	fi
 	rm -rf "$root"
 done
+
+# A person edits the new Proxmox VM's config after the apply: undo refuses,
+# showing what would be lost; --dry-run writes nothing; --skip-file leaves
+# that file and undoes the rest; --force-file restores it all the same.
+edited() {	# edited MODE: apply, edit, then undo with MODE
+	prepare proxmox-zfs || return 1
+	conf=etc/pve/qemu-server/100.conf
+	in_root apply --answers /.vwtest/answers.conf --yes >"$tmp/apply.out" 2>&1 || return 1
+	echo "description: my own note" >>"$root/$conf"
+	cp "$root/$conf" "$tmp/edited.conf"
+	if in_root undo --yes >"$tmp/undo.out" 2>&1; then
+		echo "undo did not refuse a user's edit"
+		return 1
+	fi
+	grep -q "qemu-server/100.conf changed since the apply" "$tmp/undo.out" &&
+		grep -q '^-description: my own note$' "$tmp/undo.out" &&
+		grep -q -- '--force-file PATH' "$tmp/undo.out" || {
+		echo "no diff or no way out shown:"
+		cat "$tmp/undo.out"
+		return 1
+	}
+	sum=$(tree_sum "$root")
+	in_root undo --dry-run --yes "--$1-file" "/$conf" >"$tmp/dry.out" 2>&1 ||
+		{ cat "$tmp/dry.out"; return 1; }
+	[ "$sum" = "$(tree_sum "$root")" ] || { echo "undo --dry-run wrote"; return 1; }
+	[ -z "$(find "$root/var/lib/vfiowiz/journal" -name undone)" ] ||
+		{ echo "undo --dry-run marked the journal undone"; return 1; }
+	in_root undo --yes "--$1-file" "/$conf" >"$tmp/undo.out" 2>&1 ||
+		{ cat "$tmp/undo.out"; return 1; }
+	if [ "$1" = skip ]; then
+		cmp -s "$root/$conf" "$tmp/edited.conf" || { echo "--skip-file changed the file"; return 1; }
+		rm "$root/$conf"
+	fi
+	same_tree || { echo "the rest was not undone"; return 1; }
+	rm -rf "$root"
+}
+if [ -z "$only" ] || [ "$only" = proxmox-zfs ]; then
+	edited skip || failed "proxmox-zfs edited: --skip-file"
+	edited force || failed "proxmox-zfs edited: --force-file"
+fi
 echo "undo-host: $n plans, $fail failures"
 [ "$n" -gt 0 ] || exit 99
 [ "$fail" = 0 ]
