@@ -1777,6 +1777,7 @@ void vw_undo_result_done(struct vw_undo_result *res)
 	vw_strv_free(res->post);
 	vw_strv_free(res->kept);
 	vw_strv_free(res->images);
+	vw_apply_runs_free(res->runs, res->nruns);
 	for (size_t i = 0; i < res->nstale; i++) {
 		free(res->stale[i].path);
 		free(res->stale[i].restore);
@@ -2017,13 +2018,18 @@ static int mark_undone(const struct vw_sysroot *sr, const struct journal *j, siz
 	return r;
 }
 
-/* The commands that take the post-commands back, in order: inverses of
- * what changed state (reverse order), then the rebuilds from the restored
- * files (apply order), then what reads restored files again (apply order). */
-static void undo_posts(const struct journal *j, struct vw_undo_result *res)
+/* The commands that take the post-commands back: *before* the restore, the
+ * inverses of what changed state (stop, disable, undefine: while what the
+ * apply made is still there), in reverse order; *after* it, the rebuilds
+ * from the restored files, then what reads restored files again (define,
+ * restart), in apply order. */
+static void undo_posts(const struct journal *j, struct vw_undo_result *res, char ***before,
+		       char ***after)
 {
-	size_t n = 0, nk = 0, ni = 0;
+	size_t n = 0, nb = 0, na = 0, nk = 0, ni = 0;
 
+	*before = vw_xcalloc(1, sizeof(char *));
+	*after = vw_xcalloc(1, sizeof(char *));
 	for (int phase = 0; phase < 3; phase++) {
 		for (size_t k = 0; k < j->npk; k++) {
 			size_t i = phase == 0 ? j->npk - 1 - k : k;
@@ -2032,8 +2038,13 @@ static void undo_posts(const struct journal *j, struct vw_undo_result *res)
 				 : p->kind == VW_POSTK_REBUILD ? 1
 				 : !strcmp(p->inverse, p->cmd) ? 2 : 0;
 
-			if (ph == phase)
-				strv_add(&res->post, &n, p->inverse);
+			if (ph != phase)
+				continue;
+			strv_add(&res->post, &n, p->inverse);
+			if (phase == 0)
+				strv_add(before, &nb, p->inverse);
+			else
+				strv_add(after, &na, p->inverse);
 		}
 	}
 	for (size_t i = 0; i < j->npk; i++) {
@@ -2052,18 +2063,40 @@ static void undo_posts(const struct journal *j, struct vw_undo_result *res)
 	}
 }
 
+/* Run cmds (listed only when dry or under a sysroot), appending to res->runs. */
+static int undo_run(const struct vw_sysroot *sr, char **cmds, bool dry, struct vw_undo_result *res,
+		    struct vw_err *err)
+{
+	struct vw_post_run *runs = NULL;
+	size_t n = 0;
+	int r = vw_apply_run_posts(sr, (const char *const *)cmds, dry, 0, &runs, &n, err);
+
+	res->runs = vw_xreallocarray(res->runs, res->nruns + n + 1, sizeof(*res->runs));
+	memcpy(res->runs + res->nruns, runs, n * sizeof(*runs));
+	res->nruns += n;
+	free(runs);
+	return r;
+}
+
 static int undo_journal(const struct vw_sysroot *sr, struct journal *j,
 			const struct vw_undo_opts *o, struct vw_undo_result *res,
 			struct vw_err *err)
 {
 	enum fstate *st = vw_xcalloc(j->nf + 1, sizeof(*st));
-	int r = 0;
+	char **before, **after;
+	struct vw_err perr = { 0 };
+	int r = 0, pr = 0;
 
+	undo_posts(j, res, &before, &after);
 	for (size_t i = 0; r == 0 && i < j->nf; i++)
 		if (j->f[i].secret && !j->has_key)
 			r = read_key(sr, j, err);
 	if (r == 0)
 		r = undo_check(sr, j, o, st, res, err);
+	/* A command that fails (a domain already undefined by hand) does not
+	 * stop the restore; it is reported and makes the undo fail. */
+	if (r == 0)
+		pr = undo_run(sr, before, o->dry, res, &perr);
 	/* Reverse order: the last write is undone first. */
 	for (size_t i = j->nf; r == 0 && i-- > 0;) {
 		if (st[i] == F_OLD)
@@ -2079,6 +2112,23 @@ static int undo_journal(const struct vw_sysroot *sr, struct journal *j,
 	if (r == 0 && !o->dry) {
 		clean_journal_dirs(sr, j);
 		remove_dirs(sr, j);
+	}
+	if (r == 0) {
+		struct vw_err e2 = { 0 };
+		int r2 = undo_run(sr, after, o->dry, res, &e2);
+
+		if (pr == 0 && r2 < 0) {
+			pr = r2;
+			perr = e2;
+		}
+	}
+	vw_strv_free(before);
+	vw_strv_free(after);
+	if (r == 0 && pr < 0) {
+		if (err)
+			*err = perr;
+		r = pr;
+		res->posts_failed = true;
 	}
 	return r;
 }
@@ -2172,10 +2222,17 @@ int vw_undo_opts(const struct vw_sysroot *sr, const char *id, const struct vw_un
 		r = vw_err_set(err, -ENOENT, _("there is no journal %s"), which);
 	if (r == 0 && j.complete)
 		r = undo_journal(sr, &j, o, res, err);
-	if (r == 0 && !o->dry)
-		r = mark_undone(sr, &j, res->skipped, err);
-	if (r == 0)
-		undo_posts(&j, res);
+	/* The files are back even when a command failed. */
+	if ((r == 0 || res->posts_failed) && !o->dry) {
+		struct vw_err e2 = { 0 };
+		int r2 = mark_undone(sr, &j, res->skipped, &e2);
+
+		if (r2 < 0) {
+			r = r2;
+			if (err)
+				*err = e2;
+		}
+	}
 	journal_done(&j);
 	free(which);
 	vw_apply_unlock(lock);

@@ -197,9 +197,15 @@ struct vw_undo_result {
 	size_t unchanged;	/* files that already held their old bytes */
 	size_t skipped;		/* files left as they are (opts->skip) */
 	char **post;		/* NULL-terminated commands that take the
-				   post-commands back, in the order to run them
-				   after the restore (vw_apply_run_posts());
-				   never NULL */
+				   post-commands back, in the order they run
+				   (see runs); never NULL */
+	struct vw_post_run *runs;	/* what ran (listed when dry or under a
+					   sysroot): the inverses of what changed
+					   state (stop, disable, undefine) before
+					   the files are restored, the rebuilds
+					   and re-defines after */
+	size_t nruns;
+	bool posts_failed;	/* the files were restored, but a command failed */
 	char **kept;		/* NULL-terminated post-commands whose effect
 				   undo does not take back (a disk image, storage
 				   qm allocated, an unknown command); never NULL */

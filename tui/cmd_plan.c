@@ -475,11 +475,9 @@ int vw_cmd_undo(const struct vw_cli *cli)
 	struct vw_undo_result res;
 	struct vw_undo_opts uo = { .dry = cli->dry_run, .force = cli->force_files,
 				   .skip = cli->skip_files };
-	struct vw_post_run *runs = NULL;
 	struct vw_buf out = VW_BUF_INIT;
 	struct vw_err err = { 0 };
 	const struct vw_journal_info *target = NULL;
-	size_t nruns = 0;
 	int n, r, rc = 0;
 
 	if (vw_sysroot_open(&sr, cli->sysroot, &err) < 0)
@@ -531,7 +529,7 @@ int vw_cmd_undo(const struct vw_cli *cli)
 	if (res.tidy.temps || res.tidy.journals)
 		vw_buf_printf(&out, _("Cleaned up what an interrupted apply left: %zu temporary files, %zu journals without a manifest.\n"),
 			      res.tidy.temps, res.tidy.journals);
-	if (r < 0) {
+	if (r < 0 && !res.posts_failed) {
 		show_stale(&out, sr, &res);
 		vw_cli_write(&out);
 		vw_undo_result_done(&res);
@@ -546,13 +544,9 @@ int vw_cmd_undo(const struct vw_cli *cli)
 			      res.restored, res.removed, res.unchanged);
 	if (res.skipped)
 		vw_buf_printf(&out, _("Left as they are (--skip-file): %zu files.\n"), res.skipped);
-	if (res.post[0]) {
-		if (vw_apply_run_posts(sr, (const char *const *)res.post, cli->dry_run, 0, &runs, &nruns,
-				       &err) < 0)
-			rc = VW_EXIT_ERROR;
-		show_posts(&out, runs, nruns);
-		vw_apply_runs_free(runs, nruns);
-	}
+	show_posts(&out, res.runs, res.nruns);
+	if (r < 0)
+		rc = VW_EXIT_ERROR;
 	show_kept(&out, &res);
 	vw_undo_result_done(&res);
 	if (vw_cli_write(&out))
