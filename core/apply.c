@@ -26,6 +26,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "exec.h"
@@ -161,42 +162,91 @@ static int open_temp(int dfd, char name[32])
 	return -EEXIST;
 }
 
-static int fill_temp(int fd, const void *data, size_t len, const struct wspec *w)
+/* Proxmox's /etc/pve is pmxcfs, a FUSE file system without owners or
+ * permissions of its own (chmod and chown fail with EPERM), read-only
+ * without quorum. */
+#define FUSE_SUPER_MAGIC 0x65735546
+
+static bool is_pmxcfs(int dfd, const char *path)
+{
+	struct statfs sf;
+
+	return (vw_startswith(path, "etc/pve/") || !strcmp(path, "etc/pve")) &&
+	       fstatfs(dfd, &sf) == 0 && sf.f_type == FUSE_SUPER_MAGIC;
+}
+
+static int pmxcfs_err(struct vw_err *err, int code, const char *path)
+{
+	if (code == -EACCES || code == -EPERM || code == -EROFS)
+		return vw_err_set(err, code,
+				  _("cannot change /%s: Proxmox's cluster file system (/etc/pve) refuses writes; it is read-only while this node has no quorum (see: pvecm status)"),
+				  path);
+	return fs_err(err, code, path);
+}
+
+/* What failed while filling a temporary file, for the message. */
+enum fill_step { FILL_WRITE, FILL_CHOWN, FILL_CHMOD };
+
+static int fill_temp(int fd, const void *data, size_t len, const struct wspec *w, bool pmx,
+		     enum fill_step *step)
 {
 	struct stat st;
 	int r = write_all(fd, data, len);
 
+	*step = FILL_WRITE;
+	/* pmxcfs gives every file its own owner and mode: nothing to set. */
+	if (pmx)
+		goto sync;
 	if (!r && w->own && fstat(fd, &st) == 0 && (st.st_uid != w->uid || st.st_gid != w->gid) &&
 	    fchown(fd, w->uid, w->gid) < 0)
-		r = -errno;
+		r = -errno, *step = FILL_CHOWN;
 	/* After fchown, which may clear set-id bits. */
 	if (!r && fchmod(fd, w->mode & 07777) < 0)
-		r = -errno;
+		r = -errno, *step = FILL_CHMOD;
+sync:
 	if (!r && fsync(fd) < 0)
-		r = -errno;
+		r = -errno, *step = FILL_WRITE;
 	return r;
+}
+
+/* Giving a file its owner back takes root: say so rather than guess. */
+static int owner_err(struct vw_err *err, int code, const char *path, const struct wspec *w)
+{
+	if (code == -EPERM && geteuid() != 0)
+		return vw_err_set(err, code,
+				  _("cannot give /%s its owner (uid %lu, gid %lu): only root can; run vfiowiz as root"),
+				  path, (unsigned long)w->uid, (unsigned long)w->gid);
+	return vw_err_set(err, code, _("cannot give /%s its owner (uid %lu, gid %lu): %s"), path,
+			  (unsigned long)w->uid, (unsigned long)w->gid, strerror(-code));
 }
 
 /* Write base in directory dfd; path names the file in messages. */
 static int write_in_dir(int dfd, const char *path, const char *base, const void *data,
 			size_t len, const struct wspec *w, struct vw_err *err)
 {
+	bool pmx = is_pmxcfs(dfd, path);
+	enum fill_step step = FILL_WRITE;
 	char tmp[32];
 	int fd = open_temp(dfd, tmp), r;
 
 	if (fd < 0)
-		return fs_err(err, fd, path);
-	r = fill_temp(fd, data, len, w);
+		return pmx ? pmxcfs_err(err, fd, path) : fs_err(err, fd, path);
+	r = fill_temp(fd, data, len, w, pmx, &step);
 	if (close(fd) < 0 && !r)
 		r = -errno;
 	if (!r && renameat(dfd, tmp, dfd, base) < 0)
 		r = -errno;
 	if (r) {
 		unlinkat(dfd, tmp, 0);
-		return fs_err(err, r, path);
+		if (step == FILL_CHOWN)
+			return owner_err(err, r, path, w);
+		if (step == FILL_CHMOD && r == -EPERM)
+			return vw_err_set(err, r, _("cannot set the mode of /%s to %04o: %s"), path,
+					  (unsigned)(w->mode & 07777), strerror(-r));
+		return pmx ? pmxcfs_err(err, r, path) : fs_err(err, r, path);
 	}
-	/* The rename is durable only once the directory is. */
-	if (fsync(dfd) < 0)
+	/* The rename is durable only once the directory is (pmxcfs: always). */
+	if (fsync(dfd) < 0 && !(pmx && (errno == EINVAL || errno == ENOSYS)))
 		return fs_err(err, -errno, path);
 	return 0;
 }
@@ -444,21 +494,38 @@ static int resolve_target(const struct vw_sysroot *sr, const char *path, bool re
  * (access(2) reports both even to root; mode bits do not matter: the write
  * is a rename in the directory.) */
 static int check_writable(const struct vw_sysroot *sr, const char *path, const struct target *t,
-			  struct vw_err *err)
+			  bool probe, struct vw_err *err)
 {
 	char *dir = t->nmkdirs ? dir_of(t->mkdirs[0]) : vw_xstrdup(t->dir);
-	int dfd = vw_sysroot_openat(sr, *dir ? dir : ".", O_PATH | O_DIRECTORY, 0), r = 0;
+	int dfd = vw_sysroot_openat(sr, *dir ? dir : ".", O_RDONLY | O_DIRECTORY, 0), r = 0;
+	bool pmx;
 
 	free(dir);
 	if (dfd < 0)
 		return fs_err(err, dfd, path);
+	pmx = is_pmxcfs(dfd, path);
 	if (faccessat(dfd, ".", W_OK, AT_EACCESS) < 0)
 		r = -errno;
 	else if (t->exists && faccessat(dfd, base_of(t->rel), W_OK, AT_EACCESS) < 0 &&
 		 (errno == EROFS || errno == EPERM))
 		r = -errno;
+	/* pmxcfs without quorum says nothing until a file is created: try one
+	 * (not in a dry run, which writes nothing). */
+	if (r == 0 && pmx && probe) {
+		char tmp[32];
+		int fd = open_temp(dfd, tmp);
+
+		if (fd < 0)
+			r = fd;
+		else {
+			close(fd);
+			unlinkat(dfd, tmp, 0);
+		}
+	}
 	close(dfd);
-	return r < 0 ? fs_err(err, r, path) : 0;
+	if (r < 0)
+		return pmx ? pmxcfs_err(err, r, path) : fs_err(err, r, path);
+	return 0;
 }
 
 /* The file must still hold the bytes its diff was computed from. */
@@ -1018,6 +1085,7 @@ struct job {
 	const bool *acc;
 	struct target *t;
 	struct vw_apply_result *res;
+	bool dry;
 };
 
 static void item_fail(struct vw_apply_item *it, const struct vw_err *err)
@@ -1037,7 +1105,7 @@ static int check_one(struct job *jb, size_t i, struct vw_err *err)
 	if (r == 0 && vw_startswith(t->rel, VW_APPLY_STATE_DIR "/"))
 		r = vw_err_set(err, -EPERM, _("/%s belongs to vfiowiz's own journal"), c->path);
 	if (r == 0)
-		r = check_writable(jb->sr, c->path, t, err);
+		r = check_writable(jb->sr, c->path, t, !jb->dry, err);
 	if (r == 0)
 		r = check_fresh(jb->sr, c, t, err);
 	for (size_t k = 0; r == 0 && k < i; k++)
@@ -1581,7 +1649,7 @@ int vw_apply_plan(const struct vw_sysroot *sr, const struct vw_plan *plan,
 	const struct vw_apply_opts *o = opts ? opts : &none;
 	size_t nacc;
 	bool *acc = accepted(plan, o, &nacc);
-	struct job jb = { sr, plan, acc, NULL, res };
+	struct job jb = { sr, plan, acc, NULL, res, o->dry };
 	int lock = -1, r = 0;
 
 	init_result(res, plan, acc);
@@ -1903,6 +1971,9 @@ static int undo_check(const struct vw_sysroot *sr, const struct journal *j,
 		int r;
 
 		st[i] = file_state(sr, j, f, &t, err, &r);
+		/* Refuse a read-only target before anything is restored. */
+		if (r == 0 && st[i] != F_OLD && !named(sr, o->skip, f))
+			r = check_writable(sr, f->path, &t, !o->dry, err);
 		target_done(&t);
 		if (r < 0)
 			return r;
