@@ -1413,8 +1413,23 @@ static void err_append(struct vw_err *err, const char *fmt, ...)
 	snprintf(err->msg + n, sizeof(err->msg) - n, "; %s", more);
 }
 
+static int write_atomic(const struct vw_sysroot *sr, const char *path, const void *data,
+			size_t len, mode_t mode, bool private, struct vw_err *err);
+
 int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
 		    mode_t mode, struct vw_err *err)
+{
+	return write_atomic(sr, path, data, len, mode, false, err);
+}
+
+int vw_write_private(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
+		     struct vw_err *err)
+{
+	return write_atomic(sr, path, data, len, 0600, true, err);
+}
+
+static int write_atomic(const struct vw_sysroot *sr, const char *path, const void *data,
+			size_t len, mode_t mode, bool private, struct vw_err *err)
 {
 	char *norm = vw_change_normpath(path, err);
 	struct target t = { 0 };
@@ -1429,7 +1444,8 @@ int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *d
 	if (r == 0 && (dfd = open_dir(sr, t.dir)) < 0)
 		r = fs_err(err, dfd, norm);
 	if (r == 0 && t.exists)
-		w = (struct wspec){ t.st.st_mode & 07777, t.st.st_uid, t.st.st_gid, true };
+		w = (struct wspec){ private ? 0600 : t.st.st_mode & 07777, t.st.st_uid, t.st.st_gid,
+				    true };
 	if (r == 0)
 		r = write_in_dir(dfd, norm, base_of(t.rel), data, len, &w, err);
 	if (dfd >= 0)

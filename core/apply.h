@@ -54,6 +54,12 @@
 int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
 		    mode_t mode, struct vw_err *err);
 
+/* The same for a private file (passwords): written 0600 from its first
+ * byte, whatever mode an existing file had (its owner is kept), so that it
+ * is never readable by others under either name. */
+int vw_write_private(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
+		     struct vw_err *err);
+
 /* What vw_journal_tidy() cleaned. */
 struct vw_tidy {
 	size_t temps;		/* temporary files of killed writes removed

@@ -900,6 +900,53 @@ static void test_status_enospc(void **state)
 	assert_int_equal(WEXITSTATUS(st), 0);
 }
 
+/* As a user who is not root, giving a file its owner back fails with EPERM:
+ * the message says so, not "immutable? see lsattr". */
+static int owner_child(struct fx *f)
+{
+	struct vw_err err = { 0 };
+	struct vw_sysroot *sr;
+	int r;
+
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		return 77;
+	if (vw_sysroot_open(&sr, f->root, &err) < 0)
+		return 5;
+	r = vw_write_atomic(sr, "home/nobody/root-owned.conf", "x\n", 2, 0644, &err);
+	vw_sysroot_free(sr);
+	if (r != -EPERM || !strstr(err.msg, "only root can") || strstr(err.msg, "lsattr")) {
+		print_message("r=%d: %s\n", r, err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_owner_not_root(void **state)
+{
+	struct fx *f = *state;
+	char *dir = at(f, "home/nobody");
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		print_message("needs root to make a user that is not; skipped\n");
+		skip();
+	}
+	put(f, "home/nobody/root-owned.conf", "old\n", 0644);
+	assert_int_equal(chmod(f->root, 0755), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(owner_child(f));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WEXITSTATUS(st) == 77) {
+		print_message("cannot become nobody; skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(dir);
+}
+
 static void test_exec_host(void **state)
 {
 	const char *both[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
@@ -983,6 +1030,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_post_old_journal, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_journal_tidy, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_status_enospc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_not_root, setup, teardown),
 		cmocka_unit_test(test_exec_host),
 		cmocka_unit_test(test_exec_split),
 	};
