@@ -17,7 +17,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "atomic.h"
 #include "nvlink.h"
 
 struct seen {

@@ -1,11 +1,8 @@
-/* apply.h - writing a plan: atomic writes, journal, undo, post-commands.
+/* apply.h - writing a plan: journal, undo, post-commands (apply.c, undo.c;
+ * the journal's format in journal.c).
  *
- * Every write goes through one routine (as htop's Settings_write and
- * util-linux's tab_update.c): a temporary file in the target's directory,
- * same mode and owner as the file it replaces (new files: the change's mode),
- * every byte written and checked, fsync, rename over the target, fsync of the
- * directory; the temporary file is removed on failure.  A crash at any moment
- * leaves each target wholly old or wholly new.
+ * Every write goes through the one atomic-write routine (atomic.h): a crash
+ * at any moment leaves each target wholly old or wholly new.
  *
  * Before the first target is touched, a journal directory
  *	var/lib/vfiowiz/journal/<YYYYmmddTHHMMSSZ>[-NNN]/	(0700)
@@ -36,29 +33,15 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "atomic.h"
 #include "change.h"
 #include "sysroot.h"
 #include "vw.h"
 
-#define VW_APPLY_STATE_DIR "var/lib/vfiowiz"
 #define VW_APPLY_JOURNAL_DIR "var/lib/vfiowiz/journal"
-#define VW_APPLY_LOCK "var/lib/vfiowiz/lock"
 
 /* Post-commands (update-initramfs...) may take minutes. */
 #define VW_APPLY_POST_TIMEOUT_MS (15 * 60 * 1000)
-
-/* Write len bytes to path under sr atomically (see above).  An existing file
- * keeps its mode and owner; a new one gets mode (and missing parent
- * directories 0755).  Refuses targets reached through links that leave the
- * root and non-regular files.  Returns 0 or a negative code with err set. */
-int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
-		    mode_t mode, struct vw_err *err);
-
-/* The same for a private file (passwords): written 0600 from its first
- * byte, whatever mode an existing file had (its owner is kept), so that it
- * is never readable by others under either name. */
-int vw_write_private(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
-		     struct vw_err *err);
 
 /* What vw_journal_tidy() cleaned. */
 struct vw_tidy {
@@ -67,11 +50,6 @@ struct vw_tidy {
 	size_t journals;	/* journals removed that a killed apply left
 				   without a manifest (nothing was written) */
 };
-
-/* Take the apply lock.  Returns an fd (>= 0; release with vw_apply_unlock())
- * or -EBUSY with a message naming the holder's pid, or another negative code. */
-int vw_apply_lock(const struct vw_sysroot *sr, struct vw_err *err);
-void vw_apply_unlock(int fd);
 
 enum vw_item_state {
 	VW_ITEM_SKIPPED,	/* not accepted */

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "atomic.h"
 
 #define STATE_VERSION 1
 
