@@ -9,7 +9,7 @@ if [ "$1" = "--deps" ]; then
 	      libncurses-dev libpci-dev libblkid-dev libconfuse-dev libaugeas-dev
 	      augeas-lenses libxml2-dev libcmocka-dev zlib1g-dev pci.ids pciutils tmux
 	      libvirt-clients shellcheck diffutils nftables dosfstools fdisk
-	      e2fsprogs clang libclang-rt-14-dev debhelper ansible-core"
+	      e2fsprogs clang libclang-rt-14-dev debhelper ansible-core libfuse3-dev"
 	missing=""
 	for p in $pkgs; do
 		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||

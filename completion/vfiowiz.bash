@@ -27,7 +27,7 @@ _vfiowiz()
         esac
         if [[ -z $cmd && " $commands " == *" ${words[i]} "* ]]; then
             case ${words[i - 1]} in
-                --sysroot | --answers | -o | --output | --start-at | --script | --dump | --size | --format) ;;
+                --sysroot | --answers | -o | --output | --start-at | --script | --dump | --size | --format | --force-file | --skip-file) ;;
                 *) cmd=${words[i]} ;;
             esac
         fi
@@ -45,7 +45,7 @@ _vfiowiz()
             compopt -o filenames 2>/dev/null
             return
             ;;
-        -o | --output)
+        -o | --output | --force-file | --skip-file)
             COMPREPLY=($(compgen -f -- "$cur"))
             compopt -o filenames 2>/dev/null
             return
@@ -81,7 +81,7 @@ _vfiowiz()
             snapshot) opts="$global --output --list --yes" ;;
             plan) opts="$global --answers --format --output" ;;
             apply) opts="$global --answers --yes --dry-run" ;;
-            undo) opts="$global --list --yes" ;;
+            undo) opts="$global --list --yes --dry-run --force-file --skip-file" ;;
         esac
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))
         return

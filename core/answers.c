@@ -18,7 +18,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "atomic.h"
 #include "nvlink.h"
 
 struct seen {
@@ -1481,18 +1481,10 @@ int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct v
 	int r;
 
 	vw_answers_format(&b, c);
-	r = vw_write_atomic(sr, rel, b.data, b.len, 0600, err);
+	/* Private from the first byte (the VNC password). */
+	r = vw_write_private(sr, rel, b.data, b.len, err);
 	memset(b.data, 0, b.len);
 	vw_buf_done(&b);
-	if (r == 0) {
-		/* The atomic write keeps an existing file's mode: tighten it. */
-		int fd = vw_sysroot_openat(sr, rel, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
-
-		if (fd < 0 || fchmod(fd, 0600) < 0)
-			r = vw_err_set(err, fd < 0 ? fd : -errno, _("cannot make /%s private"), rel);
-		if (fd >= 0)
-			close(fd);
-	}
 	return r;
 }
 

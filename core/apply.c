@@ -1,4 +1,4 @@
-/* apply.c - atomic writes, the journal, undo and post-commands.
+/* apply.c - applying a plan: checks, the journal, the writes, post-commands.
  *
  * Order of an apply, and why:
  *  1. lock, then check every accepted target (links, type, writability,
@@ -11,448 +11,30 @@
  * exists can be undone whatever happened after it.
  */
 #define _GNU_SOURCE
-#include "apply.h"
-#include "sha256.h"
+#include "journal.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "exec.h"
 
-#define TMP_PREFIX ".vfiowiz-"
-#define TMP_SUFFIX ".tmp"
-#define MANIFEST_MAGIC "vfiowiz-journal 1"
-#define HASH_LEN 72		/* "sha256:" or "keyed:" + 64 hex + NUL */
-
-/* ---- small file-system helpers ---- */
-
-static int write_all(int fd, const void *data, size_t len)
-{
-	const char *p = data;
-
-	while (len) {
-		ssize_t n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n < 0)
-			return -errno;
-		p += n, len -= (size_t)n;
-	}
-	return 0;
-}
-
-static uint32_t rand32(void)
-{
-	static uint32_t counter;
-	uint32_t v;
-
-	if (getrandom(&v, sizeof(v), GRND_NONBLOCK) != sizeof(v))
-		v = (uint32_t)getpid() * 2654435761u ^ (uint32_t)time(NULL) ^ ++counter;
-	return v;
-}
-
-static char *dir_of(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-	return s ? vw_xstrndup(rel, (size_t)(s - rel)) : vw_xstrdup("");
-}
-
-static const char *base_of(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-	return s ? s + 1 : rel;
-}
-
-static char *join(const char *dir, const char *name)
-{
-	return *dir ? vw_xasprintf("%s/%s", dir, name) : vw_xstrdup(name);
-}
-
-/* A directory under the root, opened so that it can be fsynced. */
-static int open_dir(const struct vw_sysroot *sr, const char *rel)
-{
-	return vw_sysroot_openat(sr, *rel ? rel : ".", O_RDONLY | O_DIRECTORY, 0);
-}
-
-/* Turn an errno from writing /path into a message people can act on. */
-static int fs_err(struct vw_err *err, int code, const char *path)
-{
-	switch (-code) {
-	case EROFS:
-		return vw_err_set(err, code, _("cannot change /%s: the file system is read-only"),
-				  path);
-	case EPERM:
-		return vw_err_set(err, code,
-				  _("cannot change /%s: operation not permitted (is it immutable? see lsattr)"),
-				  path);
-	case EACCES:
-		return vw_err_set(err, code, _("cannot change /%s: permission denied"), path);
-	case ENOTDIR:
-		return vw_err_set(err, code,
-				  _("cannot change /%s: a component of the path is not a directory"),
-				  path);
-	default:
-		return vw_err_set(err, code, _("cannot change /%s: %s"), path, strerror(-code));
-	}
-}
-
-/* mkdir -p for our own state directories (not journaled: they are ours). */
-static int ensure_dirs(const struct vw_sysroot *sr, const char *rel, mode_t mode,
-		       struct vw_err *err)
-{
-	char *path = vw_xstrdup(rel);
-	int r = 0;
-
-	for (char *s = path;; s++) {
-		if (*s && *s != '/')
-			continue;
-		char saved = *s;
-		*s = '\0';
-		char *parent = dir_of(path);
-		int pfd = vw_sysroot_openat(sr, *parent ? parent : ".", O_PATH | O_DIRECTORY, 0);
-		if (pfd < 0)
-			r = pfd;
-		else if (mkdirat(pfd, base_of(path), mode) < 0 && errno != EEXIST)
-			r = -errno;
-		if (pfd >= 0)
-			close(pfd);
-		free(parent);
-		if (r < 0) {
-			fs_err(err, r, path);
-			break;
-		}
-		*s = saved;
-		if (!saved)
-			break;
-	}
-	free(path);
-	return r;
-}
-
-/* ---- the one atomic-write routine ---- */
-
-struct wspec {
-	mode_t mode;
-	uid_t uid;
-	gid_t gid;
-	bool own;		/* give the file uid:gid */
-};
-
-static int open_temp(int dfd, char name[32])
-{
-	for (int tries = 0; tries < 64; tries++) {
-		snprintf(name, 32, TMP_PREFIX "%08x" TMP_SUFFIX, rand32());
-		int fd = openat(dfd, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-				0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
-}
-
-static int fill_temp(int fd, const void *data, size_t len, const struct wspec *w)
-{
-	struct stat st;
-	int r = write_all(fd, data, len);
-
-	if (!r && w->own && fstat(fd, &st) == 0 && (st.st_uid != w->uid || st.st_gid != w->gid) &&
-	    fchown(fd, w->uid, w->gid) < 0)
-		r = -errno;
-	/* After fchown, which may clear set-id bits. */
-	if (!r && fchmod(fd, w->mode & 07777) < 0)
-		r = -errno;
-	if (!r && fsync(fd) < 0)
-		r = -errno;
-	return r;
-}
-
-/* Write base in directory dfd; path names the file in messages. */
-static int write_in_dir(int dfd, const char *path, const char *base, const void *data,
-			size_t len, const struct wspec *w, struct vw_err *err)
-{
-	char tmp[32];
-	int fd = open_temp(dfd, tmp), r;
-
-	if (fd < 0)
-		return fs_err(err, fd, path);
-	r = fill_temp(fd, data, len, w);
-	if (close(fd) < 0 && !r)
-		r = -errno;
-	if (!r && renameat(dfd, tmp, dfd, base) < 0)
-		r = -errno;
-	if (r) {
-		unlinkat(dfd, tmp, 0);
-		return fs_err(err, r, path);
-	}
-	/* The rename is durable only once the directory is. */
-	if (fsync(dfd) < 0)
-		return fs_err(err, -errno, path);
-	return 0;
-}
-
-/* Temporary files of a write that was killed; only called under the lock. */
-static void clean_temps(int dfd)
-{
-	int fd = dup(dfd);
-	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	struct dirent *de;
-
-	if (!d) {
-		if (fd >= 0)
-			close(fd);
-		return;
-	}
-	while ((de = readdir(d))) {
-		const char *n = de->d_name;
-		size_t l = strlen(n);
-
-		if (l == strlen(TMP_PREFIX) + 8 + strlen(TMP_SUFFIX) && vw_startswith(n, TMP_PREFIX) &&
-		    !strcmp(n + l - strlen(TMP_SUFFIX), TMP_SUFFIX) &&
-		    strspn(n + strlen(TMP_PREFIX), "0123456789abcdef") == 8)
-			unlinkat(dfd, n, 0);
-	}
-	closedir(d);
-}
-
-/* ---- where a path really leads ---- */
-
-struct target {
-	char *rel;		/* resolved root-relative path of the file */
-	char *dir;		/* its directory ("" for the root) */
-	bool exists;
-	struct stat st;
-	char **mkdirs;		/* directories to create, shallowest first */
-	size_t nmkdirs;
-};
-
-static void target_done(struct target *t)
-{
-	free(t->rel);
-	free(t->dir);
-	for (size_t i = 0; i < t->nmkdirs; i++)
-		free(t->mkdirs[i]);
-	free(t->mkdirs);
-	memset(t, 0, sizeof(*t));
-}
-
-/* 1 when rel resolves to the same object inside the root (chroot rules)
- * and as the kernel would follow it from the host; 0 when not (a link
- * leaving the root, or one whose meaning depends on the root); -ENOENT when
- * it leads nowhere either way. */
-static int same_inside_and_out(const struct vw_sysroot *sr, const char *rel)
-{
-	struct stat a, b;
-	int fa = vw_sysroot_openat(sr, rel, O_PATH, 0), fb, r;
-
-	fb = openat(vw_sysroot_fd(sr), *rel ? rel : ".", O_PATH | O_CLOEXEC);
-	if (fa < 0 && fb < 0)
-		r = fa;
-	else if (fa < 0 || fb < 0)
-		r = 0;
-	else
-		r = fstat(fa, &a) == 0 && fstat(fb, &b) == 0 && a.st_dev == b.st_dev &&
-		    a.st_ino == b.st_ino;
-	if (fa >= 0)
-		close(fa);
-	if (fb >= 0)
-		close(fb);
-	return r;
-}
-
-static int outside_err(const struct vw_sysroot *sr, const char *path, struct vw_err *err)
-{
-	return vw_err_set(err, -EXDEV,
-			  _("/%s is reached through a symbolic link that leads outside %s; refusing to write there"),
-			  path, *vw_sysroot_root(sr) ? vw_sysroot_root(sr) : "/");
-}
-
-/* Deepest existing ancestor directory of dir; the missing rest is listed. */
-static int existing_ancestor(const struct vw_sysroot *sr, const char *path, const char *dir,
-			     char **found, char ***missing, size_t *nmissing, struct vw_err *err)
-{
-	char *cur = vw_xstrdup(dir);
-
-	for (;;) {
-		int fd = vw_sysroot_openat(sr, *cur ? cur : ".", O_PATH, 0);
-		struct stat st;
-
-		if (fd >= 0) {
-			int ok = fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
-			close(fd);
-			if (!ok) {
-				free(cur);
-				return fs_err(err, -ENOTDIR, path);
-			}
-			*found = cur;
-			return 0;
-		}
-		if (fd != -ENOENT || !*cur) {
-			free(cur);
-			return fs_err(err, fd, path);
-		}
-		*missing = vw_xreallocarray(*missing, *nmissing + 1, sizeof(char *));
-		memmove(*missing + 1, *missing, *nmissing * sizeof(char *));
-		(*missing)[0] = vw_xstrdup(base_of(cur));
-		(*nmissing)++;
-		char *up = dir_of(cur);
-		free(cur);
-		cur = up;
-	}
-}
-
-/* A "missing" directory may be a link that leads nowhere inside the root
- * (an absolute link in a snapshot): never create through it. */
-static int check_missing(const struct vw_sysroot *sr, const char *path, const char *anc,
-			 const char *name, struct vw_err *err)
-{
-	char *rel = join(anc, name);
-	struct stat st;
-	int dfd = vw_sysroot_openat(sr, *anc ? anc : ".", O_PATH | O_DIRECTORY, 0), r = 0;
-
-	if (dfd < 0)
-		r = fs_err(err, dfd, path);
-	else if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		r = same_inside_and_out(sr, rel) == 0
-			    ? outside_err(sr, path, err)
-			    : vw_err_set(err, -ENOENT, _("/%s leads to a missing directory"), path);
-	if (dfd >= 0)
-		close(dfd);
-	free(rel);
-	return r;
-}
-
-/* Resolve the directory part: canonical in-root path plus what to create. */
-static int resolve_dir(const struct vw_sysroot *sr, const char *path, struct target *t,
-		       struct vw_err *err)
-{
-	char *dir = dir_of(path), *anc = NULL, **miss = NULL, *real;
-	size_t nmiss = 0;
-	int r = existing_ancestor(sr, path, dir, &anc, &miss, &nmiss, err);
-
-	free(dir);
-	if (r == 0 && (r = same_inside_and_out(sr, anc)) <= 0)
-		r = r < 0 ? fs_err(err, r, path) : outside_err(sr, path, err);
-	if (r >= 0 && nmiss)
-		r = check_missing(sr, path, anc, miss[0], err);
-	if (r < 0)
-		goto out;
-	real = vw_sysroot_realpath(sr, anc);
-	if (!real) {
-		r = vw_err_set(err, -EIO, _("cannot resolve the directory of /%s"), path);
-		goto out;
-	}
-	t->dir = real;
-	for (size_t i = 0; i < nmiss; i++) {
-		char *next = join(t->dir, miss[i]);
-		t->mkdirs = vw_xreallocarray(t->mkdirs, t->nmkdirs + 1, sizeof(char *));
-		t->mkdirs[t->nmkdirs++] = vw_xstrdup(next);
-		free(t->dir);
-		t->dir = next;
-	}
-	r = 0;
-out:
-	for (size_t i = 0; i < nmiss; i++)
-		free(miss[i]);
-	free(miss);
-	free(anc);
-	return r;
-}
-
-/* The file itself: absent, regular, or a link to a regular file that stays
- * inside the root (then the link's target is what gets written). */
-static int resolve_file(const struct vw_sysroot *sr, const char *path, bool remove,
-			struct target *t, struct vw_err *err)
-{
-	char *rel = join(t->dir, base_of(path)), *real;
-	int dfd, r;
-
-	t->rel = rel;
-	if (t->nmkdirs)
-		return 0;
-	dfd = vw_sysroot_openat(sr, *t->dir ? t->dir : ".", O_PATH | O_DIRECTORY, 0);
-	if (dfd < 0)
-		return fs_err(err, dfd, path);
-	r = fstatat(dfd, base_of(rel), &t->st, AT_SYMLINK_NOFOLLOW) < 0 ? -errno : 0;
-	close(dfd);
-	if (r == -ENOENT)
-		return 0;
-	if (r < 0)
-		return fs_err(err, r, path);
-	if (S_ISLNK(t->st.st_mode)) {
-		if (remove)
-			return vw_err_set(err, -ELOOP, _("/%s is a symbolic link; refusing to remove it"),
-					  path);
-		r = same_inside_and_out(sr, rel);
-		if (r <= 0)
-			return r == -ENOENT ? vw_err_set(err, r,
-					  _("/%s is a symbolic link to a missing file"), path)
-					    : outside_err(sr, path, err);
-		real = vw_sysroot_realpath(sr, rel);
-		if (!real)
-			return vw_err_set(err, -EIO, _("cannot resolve /%s"), path);
-		free(t->rel);
-		free(t->dir);
-		t->rel = real;
-		t->dir = dir_of(real);
-		dfd = vw_sysroot_openat(sr, real, O_PATH, 0);
-		r = dfd < 0 ? dfd : fstat(dfd, &t->st) < 0 ? -errno : 0;
-		if (dfd >= 0)
-			close(dfd);
-		if (r < 0)
-			return fs_err(err, r, path);
-	}
-	if (!S_ISREG(t->st.st_mode))
-		return vw_err_set(err, -EINVAL, _("/%s is not a regular file; refusing to replace it"),
-				  path);
-	t->exists = true;
-	return 0;
-}
-
-static int resolve_target(const struct vw_sysroot *sr, const char *path, bool remove,
-			  struct target *t, struct vw_err *err)
-{
-	int r = resolve_dir(sr, path, t, err);
-
-	if (r == 0)
-		r = resolve_file(sr, path, remove, t, err);
-	return r;
-}
-
-/* Refuse read-only file systems and immutable files before any write.
- * (access(2) reports both even to root; mode bits do not matter: the write
- * is a rename in the directory.) */
-static int check_writable(const struct vw_sysroot *sr, const char *path, const struct target *t,
-			  struct vw_err *err)
-{
-	char *dir = t->nmkdirs ? dir_of(t->mkdirs[0]) : vw_xstrdup(t->dir);
-	int dfd = vw_sysroot_openat(sr, *dir ? dir : ".", O_PATH | O_DIRECTORY, 0), r = 0;
-
-	free(dir);
-	if (dfd < 0)
-		return fs_err(err, dfd, path);
-	if (faccessat(dfd, ".", W_OK, AT_EACCESS) < 0)
-		r = -errno;
-	else if (t->exists && faccessat(dfd, base_of(t->rel), W_OK, AT_EACCESS) < 0 &&
-		 (errno == EROFS || errno == EPERM))
-		r = -errno;
-	close(dfd);
-	return r < 0 ? fs_err(err, r, path) : 0;
-}
+/* ---- apply ---- */
 
 /* The file must still hold the bytes its diff was computed from. */
 static int check_fresh(const struct vw_sysroot *sr, const struct vw_change *c,
-		       const struct target *t, struct vw_err *err)
+		       const struct vw_target *t, struct vw_err *err)
 {
 	char *cur = NULL;
 	size_t len = 0;
@@ -475,389 +57,14 @@ static int check_fresh(const struct vw_sysroot *sr, const struct vw_change *c,
 	return 0;
 }
 
-/* ---- lock ---- */
-
-int vw_apply_lock(const struct vw_sysroot *sr, struct vw_err *err)
-{
-	char buf[32] = "";
-	ssize_t n;
-	int fd, r = ensure_dirs(sr, VW_APPLY_STATE_DIR, 0755, err);
-
-	if (r < 0)
-		return r;
-	fd = vw_sysroot_openat(sr, VW_APPLY_LOCK, O_RDWR | O_CREAT | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return fs_err(err, fd, VW_APPLY_LOCK);
-	if (flock(fd, LOCK_EX | LOCK_NB) < 0) {
-		r = errno == EWOULDBLOCK ? -EBUSY : -errno;
-		n = pread(fd, buf, sizeof(buf) - 1, 0);
-		buf[n > 0 ? n : 0] = '\0';
-		close(fd);
-		if (r != -EBUSY)
-			return fs_err(err, r, VW_APPLY_LOCK);
-		if (atol(buf) > 0)
-			return vw_err_set(err, r,
-					  _("another vfiowiz (pid %ld) is changing this system; wait for it to finish"),
-					  atol(buf));
-		return vw_err_set(err, r, _("another vfiowiz is changing this system; wait for it to finish"));
-	}
-	snprintf(buf, sizeof(buf), "%ld\n", (long)getpid());
-	if (ftruncate(fd, 0) < 0 || pwrite(fd, buf, strlen(buf), 0) < 0) {
-		r = -errno;
-		close(fd);
-		return fs_err(err, r, VW_APPLY_LOCK);
-	}
-	return fd;
-}
-
-void vw_apply_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
-}
-
-/* ---- the journal ---- */
-
-struct jfile {
-	char *path;		/* resolved root-relative path */
-	bool existed, removed, secret;
-	mode_t mode;
-	uid_t uid;
-	gid_t gid;
-	char old_hash[HASH_LEN], new_hash[HASH_LEN];
-	size_t old_size, new_size;
-	char *copy;		/* "files/NNNN" or NULL */
-};
-
-struct journal {
-	char *id;
-	char **dirs;
-	size_t ndirs;
-	struct jfile *f;
-	size_t nf;
-	char **post;		/* NULL-terminated */
-	bool complete;
-	bool has_key;
-	unsigned char key[32];
-};
-
-static void journal_done(struct journal *j)
-{
-	free(j->id);
-	for (size_t i = 0; i < j->ndirs; i++)
-		free(j->dirs[i]);
-	free(j->dirs);
-	for (size_t i = 0; i < j->nf; i++) {
-		free(j->f[i].path);
-		free(j->f[i].copy);
-	}
-	free(j->f);
-	vw_strv_free(j->post);
-	memset(j, 0, sizeof(*j));
-}
-
-/* Secret contents are hashed with the journal's key, so the manifest gives
- * nothing to test guesses against. */
-static void hash_data(const struct journal *j, bool secret, const void *data, size_t len,
-		      char out[HASH_LEN])
-{
-	struct vw_sha256 s;
-	char hex[65];
-
-	vw_sha256_init(&s);
-	if (secret)
-		vw_sha256_add(&s, j->key, sizeof(j->key));
-	vw_sha256_add(&s, data, len);
-	vw_sha256_hex(&s, hex);
-	snprintf(out, HASH_LEN, "%s:%s", secret ? "keyed" : "sha256", hex);
-}
-
-/* Paths and commands go into the manifest with %XX for blanks, controls,
- * non-ASCII and '%', one token each. */
-static void add_escaped(struct vw_buf *b, const char *s)
-{
-	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-		if (*p <= 0x20 || *p >= 0x7f || *p == '%')
-			vw_buf_printf(b, "%%%02X", *p);
-		else
-			vw_buf_addc(b, (char)*p);
-}
-
-static char *unescape(const char *s)
-{
-	struct vw_buf b = VW_BUF_INIT;
-
-	vw_buf_adds(&b, "");
-	for (; *s; s++) {
-		if (*s == '%' && isxdigit((unsigned char)s[1]) && isxdigit((unsigned char)s[2])) {
-			char hex[3] = { s[1], s[2], 0 };
-			vw_buf_addc(&b, (char)strtol(hex, NULL, 16));
-			s += 2;
-		} else {
-			vw_buf_addc(&b, *s);
-		}
-	}
-	return vw_buf_steal(&b);
-}
-
-static char *manifest_text(const struct journal *j)
-{
-	struct vw_buf b = VW_BUF_INIT;
-
-	vw_buf_printf(&b, MANIFEST_MAGIC "\nid %s\n", j->id);
-	for (size_t i = 0; i < j->ndirs; i++) {
-		vw_buf_adds(&b, "dir ");
-		add_escaped(&b, j->dirs[i]);
-		vw_buf_addc(&b, '\n');
-	}
-	for (size_t i = 0; i < j->nf; i++) {
-		const struct jfile *f = &j->f[i];
-
-		vw_buf_adds(&b, "file ");
-		add_escaped(&b, f->path);
-		vw_buf_printf(&b,
-			      " existed=%d remove=%d secret=%d mode=%04o uid=%lu gid=%lu"
-			      " old=%s old-size=%zu new=%s new-size=%zu copy=%s\n",
-			      f->existed, f->removed, f->secret, (unsigned)f->mode,
-			      (unsigned long)f->uid, (unsigned long)f->gid, f->old_hash, f->old_size,
-			      f->new_hash, f->new_size, f->copy ? f->copy : "-");
-	}
-	for (size_t i = 0; j->post && j->post[i]; i++) {
-		vw_buf_adds(&b, "post ");
-		add_escaped(&b, j->post[i]);
-		vw_buf_addc(&b, '\n');
-	}
-	vw_buf_adds(&b, "end\n");
-	return vw_buf_steal(&b);
-}
-
-static bool valid_hash(const char *h)
-{
-	const char *hex = vw_startswith(h, "sha256:") ? h + 7 : vw_startswith(h, "keyed:") ? h + 6 : NULL;
-
-	return !strcmp(h, "-") || (hex && strlen(hex) == 64 && strspn(hex, "0123456789abcdef") == 64);
-}
-
-static int parse_field(struct jfile *f, const char *key, const char *val)
-{
-	char *end;
-	unsigned long v = strtoul(val, &end, strcmp(key, "mode") ? 10 : 8);
-	bool num = *val && !*end;
-
-	if (!strcmp(key, "old") || !strcmp(key, "new")) {
-		if (!valid_hash(val))
-			return -1;
-		snprintf(!strcmp(key, "old") ? f->old_hash : f->new_hash, HASH_LEN, "%s", val);
-	} else if (!strcmp(key, "copy")) {
-		if (strcmp(val, "-") && !(vw_startswith(val, "files/") && strlen(val) == 10 &&
-					  strspn(val + 6, "0123456789") == 4))
-			return -1;
-		f->copy = strcmp(val, "-") ? vw_xstrdup(val) : NULL;
-	} else if (!num) {
-		return -1;
-	} else if (!strcmp(key, "existed") || !strcmp(key, "remove") || !strcmp(key, "secret")) {
-		bool *b = key[0] == 'e' ? &f->existed : key[0] == 'r' ? &f->removed : &f->secret;
-		*b = v != 0;
-	} else if (!strcmp(key, "mode")) {
-		f->mode = (mode_t)(v & 07777);
-	} else if (!strcmp(key, "uid")) {
-		f->uid = (uid_t)v;
-	} else if (!strcmp(key, "gid")) {
-		f->gid = (gid_t)v;
-	} else if (!strcmp(key, "old-size") || !strcmp(key, "new-size")) {
-		*(key[0] == 'o' ? &f->old_size : &f->new_size) = v;
-	}
-	return 0;
-}
-
-static int parse_file_line(struct journal *j, char *rest)
-{
-	struct jfile f = { 0 };
-	char *save = NULL, *tok = strtok_r(rest, " ", &save), *p;
-
-	if (!tok)
-		return -1;
-	p = unescape(tok);
-	f.path = vw_change_normpath(p, NULL);
-	free(p);
-	if (!f.path)
-		return -1;
-	strcpy(f.old_hash, "-");
-	strcpy(f.new_hash, "-");
-	while ((tok = strtok_r(NULL, " ", &save))) {
-		char *eq = strchr(tok, '=');
-		if (!eq || (*eq = '\0', parse_field(&f, tok, eq + 1) < 0)) {
-			free(f.path);
-			free(f.copy);
-			return -1;
-		}
-	}
-	if (f.existed != (f.copy != NULL)) {
-		free(f.path);
-		free(f.copy);
-		return -1;
-	}
-	j->f = vw_xreallocarray(j->f, j->nf + 1, sizeof(*j->f));
-	j->f[j->nf++] = f;
-	return 0;
-}
-
-static int parse_line(struct journal *j, char *line)
-{
-	char *sp = strchr(line, ' '), *arg;
-
-	if (!strcmp(line, "end"))
-		return j->complete = true, 0;
-	if (!sp)
-		return -1;
-	*sp = '\0';
-	arg = sp + 1;
-	if (!strcmp(line, "id"))
-		return 0;
-	if (!strcmp(line, "file"))
-		return parse_file_line(j, arg);
-	if (!strcmp(line, "dir")) {
-		char *p = unescape(arg), *d = vw_change_normpath(p, NULL);
-		free(p);
-		if (!d)
-			return -1;
-		j->dirs = vw_xreallocarray(j->dirs, j->ndirs + 1, sizeof(char *));
-		j->dirs[j->ndirs++] = d;
-		return 0;
-	}
-	if (!strcmp(line, "post")) {
-		size_t n = 0;
-		while (j->post && j->post[n])
-			n++;
-		j->post = vw_xreallocarray(j->post, n + 2, sizeof(char *));
-		j->post[n] = unescape(arg);
-		j->post[n + 1] = NULL;
-		return 0;
-	}
-	return -1;
-}
-
-static bool valid_id(const char *id)
-{
-	size_t n = strlen(id);
-
-	return (n == 16 || (n == 20 && id[16] == '-' && strspn(id + 17, "0123456789") == 3)) &&
-	       strspn(id, "0123456789") == 8 && id[8] == 'T' && strspn(id + 9, "0123456789") == 6 &&
-	       id[15] == 'Z';
-}
-
-static char *jpath(const char *id, const char *name)
-{
-	return vw_xasprintf(VW_APPLY_JOURNAL_DIR "/%s%s%s", id, name ? "/" : "", name ? name : "");
-}
-
-/* Read a journal's manifest.  A missing or cut-short manifest gives 0 with
- * complete == false; a malformed one -EINVAL. */
-static int journal_read(const struct vw_sysroot *sr, const char *id, struct journal *j,
-			struct vw_err *err)
-{
-	char *path = jpath(id, "manifest"), *text, *save = NULL, *line;
-	int r = vw_sysroot_read(sr, path, &text, NULL, VW_PLAN_MAX_FILE, err);
-
-	memset(j, 0, sizeof(*j));
-	j->id = vw_xstrdup(id);
-	free(path);
-	if (r == -ENOENT) {
-		vw_err_clear(err);
-		return 0;
-	}
-	if (r < 0)
-		return r;
-	line = strtok_r(text, "\n", &save);
-	if (!line || strcmp(line, MANIFEST_MAGIC))
-		r = -1;
-	while (r == 0 && (line = strtok_r(NULL, "\n", &save)) && !j->complete)
-		r = parse_line(j, line);
-	free(text);
-	if (r < 0 || line) {
-		j->complete = false;
-		return vw_err_set(err, -EINVAL, _("the manifest of journal %s is damaged"), id);
-	}
-	return 0;
-}
-
-static int read_key(const struct vw_sysroot *sr, struct journal *j, struct vw_err *err)
-{
-	char *path = jpath(j->id, "key"), *buf;
-	size_t len;
-	int r = vw_sysroot_read(sr, path, &buf, &len, 64, err);
-
-	free(path);
-	if (r < 0)
-		return r;
-	if (len != sizeof(j->key)) {
-		free(buf);
-		return vw_err_set(err, -EINVAL, _("the key of journal %s is damaged"), j->id);
-	}
-	memcpy(j->key, buf, len);
-	j->has_key = true;
-	free(buf);
-	return 0;
-}
-
-/* A fresh journal directory named after the current UTC time. */
-static int journal_mkdir(const struct vw_sysroot *sr, struct journal *j, int *jfd,
-			 struct vw_err *err)
-{
-	char stamp[32];
-	time_t now = time(NULL);
-	struct tm tm;
-	int rfd, r = ensure_dirs(sr, VW_APPLY_STATE_DIR, 0755, err);
-
-	if (r == 0)
-		r = ensure_dirs(sr, VW_APPLY_JOURNAL_DIR, 0700, err);
-	if (r < 0)
-		return r;
-	rfd = open_dir(sr, VW_APPLY_JOURNAL_DIR);
-	if (rfd < 0)
-		return fs_err(err, rfd, VW_APPLY_JOURNAL_DIR);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", gmtime_r(&now, &tm));
-	r = -EEXIST;
-	for (int n = 0; n < 1000 && r == -EEXIST; n++) {
-		free(j->id);
-		j->id = n ? vw_xasprintf("%s-%03d", stamp, n) : vw_xstrdup(stamp);
-		r = mkdirat(rfd, j->id, 0700) < 0 ? -errno : 0;
-	}
-	if (r == 0 && fsync(rfd) < 0)
-		r = -errno;
-	close(rfd);
-	if (r < 0)
-		return fs_err(err, r, VW_APPLY_JOURNAL_DIR);
-	*jfd = -1;
-	char *rel = jpath(j->id, NULL);
-	*jfd = open_dir(sr, rel);
-	free(rel);
-	if (*jfd < 0)
-		return fs_err(err, *jfd, VW_APPLY_JOURNAL_DIR);
-	if (mkdirat(*jfd, "files", 0700) < 0)
-		return fs_err(err, -errno, VW_APPLY_JOURNAL_DIR);
-	return 0;
-}
-
-static int journal_put(int jfd, const struct journal *j, const char *name, const void *data,
-		       size_t len, struct vw_err *err)
-{
-	const struct wspec w = { .mode = 0600 };
-	char *path = jpath(j->id, name);
-	int r = write_in_dir(jfd, path, name, data, len, &w, err);
-
-	free(path);
-	return r;
-}
-
-/* ---- apply ---- */
 
 struct job {
 	const struct vw_sysroot *sr;
 	const struct vw_plan *plan;
 	const bool *acc;
-	struct target *t;
+	struct vw_target *t;
 	struct vw_apply_result *res;
+	bool dry;
 };
 
 static void item_fail(struct vw_apply_item *it, const struct vw_err *err)
@@ -870,14 +77,14 @@ static void item_fail(struct vw_apply_item *it, const struct vw_err *err)
 static int check_one(struct job *jb, size_t i, struct vw_err *err)
 {
 	const struct vw_change *c = &jb->plan->v[i];
-	struct target *t = &jb->t[i];
-	int r = resolve_target(jb->sr, c->path, c->remove, t, err);
+	struct vw_target *t = &jb->t[i];
+	int r = vw_atomic_resolve(jb->sr, c->path, c->remove, t, err);
 
 	/* The journal must stay what apply wrote. */
 	if (r == 0 && vw_startswith(t->rel, VW_APPLY_STATE_DIR "/"))
 		r = vw_err_set(err, -EPERM, _("/%s belongs to vfiowiz's own journal"), c->path);
 	if (r == 0)
-		r = check_writable(jb->sr, c->path, t, err);
+		r = vw_atomic_check_writable(jb->sr, c->path, t, !jb->dry, err);
 	if (r == 0)
 		r = check_fresh(jb->sr, c, t, err);
 	for (size_t k = 0; r == 0 && k < i; k++)
@@ -901,7 +108,7 @@ static int check_all(struct job *jb, struct vw_err *err)
 	return 0;
 }
 
-static void add_dirs(struct journal *j, const struct target *t)
+static void add_dirs(struct vw_journal *j, const struct vw_target *t)
 {
 	for (size_t k = 0; k < t->nmkdirs; k++) {
 		bool seen = false;
@@ -914,10 +121,10 @@ static void add_dirs(struct journal *j, const struct target *t)
 	}
 }
 
-static struct jfile make_jfile(const struct journal *j, const struct vw_change *c,
-			       const struct target *t, size_t ncopy)
+static struct vw_jfile make_jfile(const struct vw_journal *j, const struct vw_change *c,
+			       const struct vw_target *t, size_t ncopy)
 {
-	struct jfile f = {
+	struct vw_jfile f = {
 		.path = vw_xstrdup(t->rel),
 		.existed = t->exists,
 		.removed = c->remove,
@@ -932,17 +139,138 @@ static struct jfile make_jfile(const struct journal *j, const struct vw_change *
 	strcpy(f.old_hash, "-");
 	strcpy(f.new_hash, "-");
 	if (t->exists) {
-		hash_data(j, c->secret, c->old_data, c->old_len, f.old_hash);
+		vw_journal_hash(j, c->secret, c->old_data, c->old_len, f.old_hash);
 		f.copy = vw_xasprintf("files/%04zu", ncopy);
 	}
 	if (!c->remove)
-		hash_data(j, c->secret, c->new_data, c->new_len, f.new_hash);
+		vw_journal_hash(j, c->secret, c->new_data, c->new_len, f.new_hash);
 	return f;
 }
 
-static void journal_fill(struct job *jb, struct journal *j)
+/* The accepted change that writes abs ("/etc/x"), or NULL. */
+static const struct vw_change *planned(const struct job *jb, const char *abs)
+{
+	while (*abs == '/')
+		abs++;
+	for (size_t i = 0; i < jb->plan->n; i++)
+		if (jb->acc[i] && !strcmp(jb->plan->v[i].path, abs))
+			return &jb->plan->v[i];
+	return NULL;
+}
+
+/* True when the apply creates every unit named in argv[from..] (options
+ * skipped): then undo removes them, and stops or disables them first. */
+static bool creates_units(const struct job *jb, char **argv, size_t from, struct vw_buf *units)
+{
+	bool all = true, any = false;
+
+	for (size_t a = from; argv[a]; a++) {
+		bool created = false;
+
+		if (argv[a][0] == '-')
+			continue;
+		for (size_t i = 0; i < jb->plan->n; i++)
+			if (jb->acc[i] && !strcmp(vw_atomic_basename(jb->plan->v[i].path), argv[a]))
+				created = !jb->plan->v[i].old_exists && !jb->plan->v[i].remove;
+		all = all && created;
+		any = true;
+		vw_buf_printf(units, " %s", argv[a]);
+	}
+	return any && all;
+}
+
+/* The domain name of a libvirt XML: its first <name> element. */
+static char *xml_name(const char *xml)
+{
+	const char *s = strstr(xml, "<name>"), *e;
+
+	if (!s)
+		return NULL;
+	s += 6;
+	e = strstr(s, "</name>");
+	if (!e || e == s || memchr(s, '&', (size_t)(e - s)) || memchr(s, '<', (size_t)(e - s)))
+		return NULL;
+	return vw_xstrndup(s, (size_t)(e - s));
+}
+
+/* grubby: the arguments it added are removed and the ones it removed added. */
+static char *swap_args(char **argv)
+{
+	size_t n = 0;
+	char **v, *cmd;
+	const char *add = NULL, *rm = NULL;
+
+	while (argv[n])
+		n++;
+	v = vw_xcalloc(n + 1, sizeof(char *));
+	for (size_t i = 0; i < n; i++) {
+		if (vw_startswith(argv[i], "--args="))
+			add = argv[i] + 7;
+		else if (vw_startswith(argv[i], "--remove-args="))
+			rm = argv[i] + 14;
+	}
+	for (size_t i = 0; i < n; i++)
+		v[i] = vw_startswith(argv[i], "--args=") ? vw_xasprintf("--args=%s", rm ? rm : "")
+		       : vw_startswith(argv[i], "--remove-args=")
+			       ? vw_xasprintf("--remove-args=%s", add ? add : "")
+			       : vw_xstrdup(argv[i]);
+	cmd = vw_exec_join((const char *const *)v);
+	vw_strv_free(v);
+	return cmd;
+}
+
+/* The command that takes cmd back once the files are restored (NULL: none),
+ * decided now, while it is known what the apply creates. */
+static char *inverse_of(const struct job *jb, const char *cmd, enum vw_post_kind k)
+{
+	struct vw_buf units = VW_BUF_INIT;
+	const struct vw_change *c;
+	char **argv = NULL, *inv = NULL, *name;
+
+	if (vw_exec_split(cmd, &argv, NULL) <= 0)
+		return NULL;
+	vw_buf_adds(&units, "");
+	switch (k) {
+	case VW_POSTK_REBUILD:
+		inv = vw_xstrdup(cmd);
+		break;
+	case VW_POSTK_DEFINE:
+		c = planned(jb, argv[2]);
+		if (c && c->old_exists && !c->remove) {
+			inv = vw_xstrdup(cmd);	/* the restored XML, defined again */
+		} else if (c && !c->old_exists && (name = xml_name(c->new_data))) {
+			const char *a[] = { "virsh", "undefine", "--nvram", name, NULL };
+
+			inv = vw_exec_join(a);
+			free(name);
+		}
+		break;
+	case VW_POSTK_ENABLE:
+		if (creates_units(jb, argv, 2, &units))
+			inv = vw_xasprintf("systemctl disable%s", units.data);
+		break;
+	case VW_POSTK_RESTART:
+		inv = creates_units(jb, argv, 2, &units) ? vw_xasprintf("systemctl stop%s", units.data)
+							 : vw_xstrdup(cmd);
+		break;
+	case VW_POSTK_ONESHOT:
+		inv = vw_xstrdup("bootctl set-oneshot ''");
+		break;
+	case VW_POSTK_ARGS:
+		inv = swap_args(argv);
+		break;
+	default:
+		break;
+	}
+	vw_buf_done(&units);
+	vw_strv_free(argv);
+	return inv;
+}
+
+static void journal_fill(struct job *jb, struct vw_journal *j)
 {
 	size_t ncopy = 0;
+	char **posts;
 
 	for (size_t i = 0; i < jb->plan->n; i++) {
 		if (!jb->acc[i])
@@ -953,7 +281,13 @@ static void journal_fill(struct job *jb, struct journal *j)
 		ncopy += j->f[j->nf].copy != NULL;
 		j->nf++;
 	}
-	j->post = vw_plan_posts(jb->plan, jb->acc);
+	posts = vw_plan_posts(jb->plan, jb->acc);
+	for (size_t i = 0; posts[i]; i++) {
+		enum vw_post_kind k = vw_post_kind_of(posts[i]);
+
+		vw_journal_add_post(j, vw_xstrdup(posts[i]), k, inverse_of(jb, posts[i], k));
+	}
+	vw_strv_free(posts);
 }
 
 static bool any_secret(const struct job *jb)
@@ -965,9 +299,9 @@ static bool any_secret(const struct job *jb)
 }
 
 /* Copies and key first, manifest last: a manifest always has its copies. */
-static int journal_begin(struct job *jb, struct journal *j, int *jfd, struct vw_err *err)
+static int journal_begin(struct job *jb, struct vw_journal *j, int *jfd, struct vw_err *err)
 {
-	int r = journal_mkdir(jb->sr, j, jfd, err);
+	int r = vw_journal_mkdir(jb->sr, j, jfd, err);
 	size_t k = 0;
 
 	if (r < 0)
@@ -976,7 +310,7 @@ static int journal_begin(struct job *jb, struct journal *j, int *jfd, struct vw_
 		if (getrandom(j->key, sizeof(j->key), 0) != sizeof(j->key))
 			return vw_err_set(err, -EIO, _("cannot get random bytes for the journal key"));
 		j->has_key = true;
-		r = journal_put(*jfd, j, "key", j->key, sizeof(j->key), err);
+		r = vw_journal_put(*jfd, j, "key", j->key, sizeof(j->key), err);
 	}
 	journal_fill(jb, j);
 	for (size_t i = 0; r == 0 && i < jb->plan->n; i++) {
@@ -984,60 +318,40 @@ static int journal_begin(struct job *jb, struct journal *j, int *jfd, struct vw_
 			continue;
 		const struct vw_change *c = &jb->plan->v[i];
 		if (j->f[k].copy)
-			r = journal_put(*jfd, j, j->f[k].copy, c->old_data, c->old_len, err);
+			r = vw_journal_put(*jfd, j, j->f[k].copy, c->old_data, c->old_len, err);
 		k++;
 	}
 	if (r == 0) {
-		char *text = manifest_text(j);
-		r = journal_put(*jfd, j, "manifest", text, strlen(text), err);
+		char *text = vw_journal_manifest(j);
+		r = vw_journal_put(*jfd, j, "manifest", text, strlen(text), err);
 		free(text);
 	}
 	return r;
 }
 
-static int make_dirs(const struct vw_sysroot *sr, const struct target *t, struct vw_err *err)
-{
-	for (size_t k = 0; k < t->nmkdirs; k++) {
-		char *parent = dir_of(t->mkdirs[k]);
-		int pfd = open_dir(sr, parent), r = 0;
-
-		free(parent);
-		if (pfd < 0)
-			return fs_err(err, pfd, t->mkdirs[k]);
-		if (mkdirat(pfd, base_of(t->mkdirs[k]), 0755) < 0 && errno != EEXIST)
-			r = -errno;
-		if (r == 0 && fsync(pfd) < 0)
-			r = -errno;
-		close(pfd);
-		if (r < 0)
-			return fs_err(err, r, t->mkdirs[k]);
-	}
-	return 0;
-}
-
 static int write_one(const struct vw_sysroot *sr, const struct vw_change *c,
-		     const struct target *t, struct vw_err *err)
+		     const struct vw_target *t, struct vw_err *err)
 {
-	struct wspec w = { .mode = c->mode };
+	struct vw_wspec w = { .mode = c->mode };
 	int dfd, r = check_fresh(sr, c, t, err);
 
 	if (r == 0)
-		r = make_dirs(sr, t, err);
+		r = vw_atomic_make_dirs(sr, t, err);
 	if (r < 0)
 		return r;
-	dfd = open_dir(sr, t->dir);
+	dfd = vw_atomic_open_dir(sr, t->dir);
 	if (dfd < 0)
-		return fs_err(err, dfd, c->path);
-	clean_temps(dfd);
+		return vw_atomic_fs_err(err, dfd, c->path);
+	vw_atomic_clean_temps(dfd);
 	if (t->exists) {
-		w = (struct wspec){ t->st.st_mode & 07777, t->st.st_uid, t->st.st_gid, true };
+		w = (struct vw_wspec){ t->st.st_mode & 07777, t->st.st_uid, t->st.st_gid, true };
 		if (c->secret)
 			w.mode = 0600;
 	}
 	if (!c->remove)
-		r = write_in_dir(dfd, c->path, base_of(t->rel), c->new_data, c->new_len, &w, err);
-	else if (unlinkat(dfd, base_of(t->rel), 0) < 0 || fsync(dfd) < 0)
-		r = fs_err(err, -errno, c->path);
+		r = vw_atomic_write_in(dfd, c->path, vw_atomic_basename(t->rel), c->new_data, c->new_len, &w, err);
+	else if (unlinkat(dfd, vw_atomic_basename(t->rel), 0) < 0 || fsync(dfd) < 0)
+		r = vw_atomic_fs_err(err, -errno, c->path);
 	close(dfd);
 	return r;
 }
@@ -1058,32 +372,6 @@ static void err_append(struct vw_err *err, const char *fmt, ...)
 	snprintf(err->msg + n, sizeof(err->msg) - n, "; %s", more);
 }
 
-int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
-		    mode_t mode, struct vw_err *err)
-{
-	char *norm = vw_change_normpath(path, err);
-	struct target t = { 0 };
-	struct wspec w = { .mode = mode };
-	int dfd = -1, r;
-
-	if (!norm)
-		return -EINVAL;
-	r = resolve_target(sr, norm, false, &t, err);
-	if (r == 0)
-		r = make_dirs(sr, &t, err);
-	if (r == 0 && (dfd = open_dir(sr, t.dir)) < 0)
-		r = fs_err(err, dfd, norm);
-	if (r == 0 && t.exists)
-		w = (struct wspec){ t.st.st_mode & 07777, t.st.st_uid, t.st.st_gid, true };
-	if (r == 0)
-		r = write_in_dir(dfd, norm, base_of(t.rel), data, len, &w, err);
-	if (dfd >= 0)
-		close(dfd);
-	target_done(&t);
-	free(norm);
-	return r;
-}
-
 static int write_changes(struct job *jb, const char *jid, struct vw_err *err)
 {
 	for (size_t i = 0; i < jb->plan->n; i++) {
@@ -1102,7 +390,7 @@ static int write_changes(struct job *jb, const char *jid, struct vw_err *err)
 	return 0;
 }
 
-static void post_log(int jfd, const struct journal *j, const struct vw_post_run *runs, size_t n)
+static void post_log(int jfd, const struct vw_journal *j, const struct vw_post_run *runs, size_t n)
 {
 	struct vw_buf b = VW_BUF_INIT;
 
@@ -1117,7 +405,7 @@ static void post_log(int jfd, const struct journal *j, const struct vw_post_run 
 			vw_buf_printf(&b, "[exit status %d]\n", runs[i].status);
 	}
 	/* The log is informative: failing to write it does not undo the apply. */
-	journal_put(jfd, j, "post.log", b.data, b.len, NULL);
+	vw_journal_put(jfd, j, "post.log", b.data, b.len, NULL);
 	vw_buf_done(&b);
 }
 
@@ -1157,57 +445,81 @@ static void posts_not_run(struct vw_apply_result *res, char **cmds, enum vw_post
 	res->npost = n;
 }
 
-static int finish(struct job *jb, struct journal *j, int jfd, int r,
+/* qm set edits the config file the apply wrote: record what it left, so
+ * that undo tells those lines from a user's edit. */
+static void post_state(struct job *jb, const struct vw_journal *j, int jfd)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_adds(&b, "");
+	for (size_t i = 0; i < j->npk && i < jb->res->npost; i++) {
+		char **argv = NULL, *suffix;
+
+		if (j->pk[i].kind != VW_POSTK_CONFIG || jb->res->post[i].state != VW_POST_RAN ||
+		    vw_exec_split(j->pk[i].cmd, &argv, NULL) < 3) {
+			vw_strv_free(argv);
+			continue;
+		}
+		suffix = vw_xasprintf("qemu-server/%s.conf", argv[2]);
+		for (size_t k = 0; k < j->nf; k++) {
+			const char *p = j->f[k].path;
+			size_t pl = strlen(p), sl = strlen(suffix), len;
+			char *buf = NULL, h[HASH_LEN];
+
+			if (pl < sl || strcmp(p + pl - sl, suffix) || (pl > sl && p[pl - sl - 1] != '/'))
+				continue;
+			if (vw_sysroot_read(jb->sr, p, &buf, &len, VW_PLAN_MAX_FILE, NULL) < 0)
+				continue;
+			vw_journal_hash(j, j->f[k].secret, buf, len, h);
+			free(buf);
+			if (strcmp(h, j->f[k].new_hash) && !strstr(b.data, h)) {
+				vw_journal_escape(&b, p);
+				vw_buf_printf(&b, " %s\n", h);
+			}
+		}
+		free(suffix);
+		vw_strv_free(argv);
+	}
+	/* Informative like post.log: without it undo asks about the file. */
+	if (b.len)
+		vw_journal_put(jfd, j, "post-state", b.data, b.len, NULL);
+	vw_buf_done(&b);
+}
+
+static int finish(struct job *jb, struct vw_journal *j, int jfd, int r,
 		  const struct vw_apply_opts *o, struct vw_err *err)
 {
 	char status[64];
 
+	struct vw_err serr = { 0 };
+	int sr_;
+
 	snprintf(status, sizeof(status), "%s %zu\n", r == 0 ? "applied" : "partial",
 		 jb->res->written);
-	/* Without a status the journal reads as interrupted, which undo handles. */
-	journal_put(jfd, j, "status", status, strlen(status), NULL);
+	/* Without a status the journal reads as interrupted, which undo
+	 * handles; but the apply did not end well (ENOSPC: the rebuilds would
+	 * fail too), so say so and run nothing. */
+	sr_ = vw_journal_put(jfd, j, "status", status, strlen(status), &serr);
+	if (sr_ < 0 && r == 0) {
+		r = vw_err_set(err, sr_, _("the changes were written, but the journal could not record it (%s); nothing was run: free the space, then run \"vfiowiz undo %s\" or apply again"),
+			       serr.msg, j->id);
+	}
 	if (r < 0) {
 		posts_not_run(jb->res, j->post, VW_POST_NOT_RUN);
 		return r;
 	}
 	r = vw_apply_run_posts(jb->sr, (const char *const *)j->post, o->no_post,
 			       o->post_timeout_ms, &jb->res->post, &jb->res->npost, err);
-	if (jb->res->npost)
+	if (jb->res->npost) {
 		post_log(jfd, j, jb->res->post, jb->res->npost);
+		post_state(jb, j, jfd);
+	}
 	return r;
-}
-
-/* A journal that could not be completed describes nothing: remove it. */
-static void journal_discard(int jfd, const struct vw_sysroot *sr, const char *id)
-{
-	static const char *const names[] = { "manifest", "key", "files" };
-	int ffd = openat(jfd, "files", O_RDONLY | O_DIRECTORY | O_CLOEXEC), rfd;
-
-	if (ffd >= 0) {
-		DIR *d = fdopendir(ffd);
-		struct dirent *de;
-
-		while (d && (de = readdir(d)))
-			if (de->d_name[0] != '.')
-				unlinkat(ffd, de->d_name, 0);
-		if (d)
-			closedir(d);
-		else
-			close(ffd);
-	}
-	clean_temps(jfd);
-	for (size_t i = 0; i < VW_ARRAY_SIZE(names); i++)
-		unlinkat(jfd, names[i], i == 2 ? AT_REMOVEDIR : 0);
-	rfd = open_dir(sr, VW_APPLY_JOURNAL_DIR);
-	if (rfd >= 0) {
-		unlinkat(rfd, id, AT_REMOVEDIR);
-		close(rfd);
-	}
 }
 
 static int apply_locked(struct job *jb, const struct vw_apply_opts *o, struct vw_err *err)
 {
-	struct journal j = { 0 };
+	struct vw_journal j = { 0 };
 	int jfd = -1, r = check_all(jb, err);
 
 	if (r < 0 || o->dry) {
@@ -1221,7 +533,7 @@ static int apply_locked(struct job *jb, const struct vw_apply_opts *o, struct vw
 	r = journal_begin(jb, &j, &jfd, err);
 	if (r < 0) {
 		if (jfd >= 0)
-			journal_discard(jfd, jb->sr, j.id);
+			vw_journal_discard(jfd, jb->sr, j.id);
 		err_append(err, _("nothing was changed"));
 	} else {
 		jb->res->journal_id = vw_xstrdup(j.id);
@@ -1230,7 +542,7 @@ static int apply_locked(struct job *jb, const struct vw_apply_opts *o, struct vw
 	}
 	if (jfd >= 0)
 		close(jfd);
-	journal_done(&j);
+	vw_journal_done(&j);
 	return r;
 }
 
@@ -1242,17 +554,19 @@ int vw_apply_plan(const struct vw_sysroot *sr, const struct vw_plan *plan,
 	const struct vw_apply_opts *o = opts ? opts : &none;
 	size_t nacc;
 	bool *acc = accepted(plan, o, &nacc);
-	struct job jb = { sr, plan, acc, NULL, res };
+	struct job jb = { sr, plan, acc, NULL, res, o->dry };
 	int lock = -1, r = 0;
 
 	init_result(res, plan, acc);
 	if (nacc && !o->dry)
 		r = lock = vw_apply_lock(sr, err);
+	if (lock >= 0)
+		vw_journal_tidy(sr, &res->tidy);
 	if (nacc && r >= 0) {
 		jb.t = vw_xcalloc(plan->n, sizeof(*jb.t));
 		r = apply_locked(&jb, o, err);
 		for (size_t i = 0; i < plan->n; i++)
-			target_done(&jb.t[i]);
+			vw_atomic_target_done(&jb.t[i]);
 		free(jb.t);
 	}
 	vw_apply_unlock(lock);
@@ -1351,338 +665,4 @@ int vw_apply_run_posts(const struct vw_sysroot *sr, const char *const *cmds, boo
 		}
 	}
 	return first;
-}
-
-/* ---- listing and undo ---- */
-
-static bool marker(const struct vw_sysroot *sr, const char *id, const char *name, char *first,
-		   size_t size)
-{
-	char *path = jpath(id, name), *text;
-	bool ok = vw_sysroot_read(sr, path, &text, NULL, 4096, NULL) == 0;
-
-	free(path);
-	if (ok && first) {
-		snprintf(first, size, "%s", text);
-		first[strcspn(first, " \n")] = '\0';
-	}
-	if (ok)
-		free(text);
-	return ok;
-}
-
-static enum vw_journal_state journal_state(const struct vw_sysroot *sr, const struct journal *j)
-{
-	char status[32] = "";
-
-	if (marker(sr, j->id, "undone", NULL, 0))
-		return VW_JOURNAL_UNDONE;
-	if (!j->complete)
-		return VW_JOURNAL_EMPTY;
-	if (!marker(sr, j->id, "status", status, sizeof(status)))
-		return VW_JOURNAL_INTERRUPTED;
-	return !strcmp(status, "applied") ? VW_JOURNAL_APPLIED : VW_JOURNAL_PARTIAL;
-}
-
-static time_t id_time(const char *id)
-{
-	struct tm tm = { 0 };
-
-	if (sscanf(id, "%4d%2d%2dT%2d%2d%2dZ", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour,
-		   &tm.tm_min, &tm.tm_sec) != 6)
-		return 0;
-	tm.tm_year -= 1900;
-	tm.tm_mon -= 1;
-	return timegm(&tm);
-}
-
-int vw_undo_list(const struct vw_sysroot *sr, struct vw_journal_info **list, struct vw_err *err)
-{
-	char **names;
-	int n = vw_sysroot_list(sr, VW_APPLY_JOURNAL_DIR, &names);
-	size_t k = 0;
-
-	*list = NULL;
-	if (n == -ENOENT)
-		return 0;
-	if (n < 0)
-		return vw_err_set(err, n, _("cannot read /%s: %s"), VW_APPLY_JOURNAL_DIR, strerror(-n));
-	*list = vw_xcalloc((size_t)n + 1, sizeof(**list));
-	/* Sorted ascending by vw_sysroot_list; ids sort by time. */
-	for (int i = n - 1; i >= 0; i--) {
-		struct journal j;
-
-		if (!valid_id(names[i]))
-			continue;
-		journal_read(sr, names[i], &j, NULL);
-		(*list)[k++] = (struct vw_journal_info){ vw_xstrdup(names[i]), id_time(names[i]),
-							 j.nf, journal_state(sr, &j) };
-		journal_done(&j);
-	}
-	vw_strv_free(names);
-	return (int)k;
-}
-
-void vw_undo_list_free(struct vw_journal_info *list, size_t n)
-{
-	for (size_t i = 0; list && i < n; i++)
-		free(list[i].id);
-	free(list);
-}
-
-void vw_undo_result_done(struct vw_undo_result *res)
-{
-	free(res->journal_id);
-	vw_strv_free(res->post);
-	memset(res, 0, sizeof(*res));
-}
-
-/* Which journal: the one named, or the newest that is still in effect. */
-static int pick_journal(const struct vw_sysroot *sr, const char *id, char **out,
-			struct vw_err *err)
-{
-	struct vw_journal_info *l;
-	int n;
-
-	if (id) {
-		if (!valid_id(id))
-			return vw_err_set(err, -EINVAL, _("%s is not a journal name"), id);
-		*out = vw_xstrdup(id);
-		return 0;
-	}
-	n = vw_undo_list(sr, &l, err);
-	if (n < 0)
-		return n;
-	for (int i = 0; i < n && !*out; i++)
-		if (l[i].state != VW_JOURNAL_UNDONE && l[i].state != VW_JOURNAL_EMPTY)
-			*out = vw_xstrdup(l[i].id);
-	vw_undo_list_free(l, (size_t)n);
-	return *out ? 0 : vw_err_set(err, -ENOENT, _("there is nothing to undo"));
-}
-
-/* Where a journaled file stands now. */
-enum fstate { F_OLD, F_NEW, F_OTHER };
-
-static enum fstate file_state(const struct vw_sysroot *sr, const struct journal *j,
-			      const struct jfile *f, struct target *t, struct vw_err *err, int *r)
-{
-	char h[HASH_LEN] = "-", *buf = NULL;
-	size_t len = 0;
-
-	*r = resolve_target(sr, f->path, false, t, err);
-	if (*r < 0)
-		return F_OTHER;
-	if (t->exists) {
-		*r = vw_sysroot_read(sr, t->rel, &buf, &len, VW_PLAN_MAX_FILE, err);
-		if (*r < 0)
-			return F_OTHER;
-		hash_data(j, f->secret, buf, len, h);
-		free(buf);
-	}
-	if (f->existed ? t->exists && !strcmp(h, f->old_hash) : !t->exists)
-		return F_OLD;
-	if (f->removed ? !t->exists : t->exists && !strcmp(h, f->new_hash))
-		return F_NEW;
-	return F_OTHER;
-}
-
-/* The saved copy must be the original, byte for byte. */
-static int load_copy(const struct vw_sysroot *sr, const struct journal *j, const struct jfile *f,
-		     char **data, size_t *len, struct vw_err *err)
-{
-	char *path = jpath(j->id, f->copy), h[HASH_LEN];
-	int r = vw_sysroot_read(sr, path, data, len, VW_PLAN_MAX_FILE, err);
-
-	free(path);
-	if (r < 0)
-		return r;
-	hash_data(j, f->secret, *data, *len, h);
-	if (strcmp(h, f->old_hash)) {
-		free(*data);
-		*data = NULL;
-		return vw_err_set(err, -EIO, _("the saved copy of /%s in journal %s is damaged"),
-				  f->path, j->id);
-	}
-	return 0;
-}
-
-static int undo_check(const struct vw_sysroot *sr, const struct journal *j, enum fstate *st,
-		      struct vw_err *err)
-{
-	for (size_t i = 0; i < j->nf; i++) {
-		struct target t = { 0 };
-		char *data = NULL;
-		size_t len;
-		int r;
-
-		st[i] = file_state(sr, j, &j->f[i], &t, err, &r);
-		target_done(&t);
-		if (r < 0)
-			return r;
-		if (st[i] == F_OTHER)
-			return vw_err_set(err, -ESTALE,
-					  _("/%s was changed after vfiowiz wrote it; undoing would lose those changes"),
-					  j->f[i].path);
-		if (st[i] == F_NEW && j->f[i].existed) {
-			r = load_copy(sr, j, &j->f[i], &data, &len, err);
-			free(data);
-			if (r < 0)
-				return r;
-		}
-	}
-	return 0;
-}
-
-static int restore_one(const struct vw_sysroot *sr, const struct journal *j,
-		       const struct jfile *f, struct vw_undo_result *res, struct vw_err *err)
-{
-	struct target t = { 0 };
-	struct wspec w = { f->mode, f->uid, f->gid, true };
-	char *data = NULL;
-	size_t len = 0;
-	int dfd, r = resolve_target(sr, f->path, false, &t, err);
-
-	if (r == 0 && f->existed)
-		r = load_copy(sr, j, f, &data, &len, err);
-	if (r == 0)
-		r = make_dirs(sr, &t, err);
-	dfd = r == 0 ? open_dir(sr, t.dir) : -1;
-	if (r == 0 && dfd < 0)
-		r = fs_err(err, dfd, f->path);
-	if (r == 0 && f->existed)
-		r = write_in_dir(dfd, f->path, base_of(t.rel), data, len, &w, err);
-	else if (r == 0 && (unlinkat(dfd, base_of(t.rel), 0) < 0 || fsync(dfd) < 0))
-		r = fs_err(err, -errno, f->path);
-	if (r == 0)
-		*(f->existed ? &res->restored : &res->removed) += 1;
-	if (dfd >= 0)
-		close(dfd);
-	free(data);
-	target_done(&t);
-	return r;
-}
-
-/* A write killed before its rename leaves a temporary file next to a target
- * that still holds its old bytes: remove those too. */
-static void clean_journal_dirs(const struct vw_sysroot *sr, const struct journal *j)
-{
-	for (size_t i = 0; i < j->nf; i++) {
-		char *dir = dir_of(j->f[i].path);
-		int dfd = open_dir(sr, dir);
-
-		if (dfd >= 0) {
-			clean_temps(dfd);
-			close(dfd);
-		}
-		free(dir);
-	}
-}
-
-/* Directories the apply created, deepest first; ones that are not empty
- * (someone put files there since) stay. */
-static void remove_dirs(const struct vw_sysroot *sr, const struct journal *j)
-{
-	for (size_t i = j->ndirs; i-- > 0;) {
-		char *parent = dir_of(j->dirs[i]);
-		int pfd = open_dir(sr, parent);
-
-		free(parent);
-		if (pfd < 0)
-			continue;
-		int dfd = open_dir(sr, j->dirs[i]);
-		if (dfd >= 0) {
-			clean_temps(dfd);
-			close(dfd);
-		}
-		if (unlinkat(pfd, base_of(j->dirs[i]), AT_REMOVEDIR) == 0)
-			fsync(pfd);
-		close(pfd);
-	}
-}
-
-static int mark_undone(const struct vw_sysroot *sr, const struct journal *j, struct vw_err *err)
-{
-	char *rel = jpath(j->id, NULL), stamp[64];
-	int jfd = open_dir(sr, rel), r;
-	time_t now = time(NULL);
-	struct tm tm;
-
-	free(rel);
-	if (jfd < 0)
-		return fs_err(err, jfd, VW_APPLY_JOURNAL_DIR);
-	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ\n", gmtime_r(&now, &tm));
-	r = journal_put(jfd, j, "undone", stamp, strlen(stamp), err);
-	close(jfd);
-	return r;
-}
-
-static int undo_journal(const struct vw_sysroot *sr, struct journal *j, struct vw_undo_result *res,
-			struct vw_err *err)
-{
-	enum fstate *st = vw_xcalloc(j->nf + 1, sizeof(*st));
-	int r = 0;
-
-	for (size_t i = 0; r == 0 && i < j->nf; i++)
-		if (j->f[i].secret && !j->has_key)
-			r = read_key(sr, j, err);
-	if (r == 0)
-		r = undo_check(sr, j, st, err);
-	/* Reverse order: the last write is undone first. */
-	for (size_t i = j->nf; r == 0 && i-- > 0;) {
-		if (st[i] == F_OLD)
-			res->unchanged++;
-		else
-			r = restore_one(sr, j, &j->f[i], res, err);
-	}
-	free(st);
-	if (r == 0)
-		clean_journal_dirs(sr, j);
-	if (r == 0)
-		remove_dirs(sr, j);
-	return r;
-}
-
-static bool journal_exists(const struct vw_sysroot *sr, const char *id)
-{
-	char *rel = jpath(id, NULL);
-	bool ok = vw_sysroot_is_dir(sr, rel);
-
-	free(rel);
-	return ok;
-}
-
-int vw_undo(const struct vw_sysroot *sr, const char *id, struct vw_undo_result *res,
-	    struct vw_err *err)
-{
-	struct journal j = { 0 };
-	char *which = NULL;
-	int lock, r;
-
-	memset(res, 0, sizeof(*res));
-	res->post = vw_xcalloc(1, sizeof(char *));
-	lock = vw_apply_lock(sr, err);
-	if (lock < 0)
-		return lock;
-	r = pick_journal(sr, id, &which, err);
-	if (r == 0) {
-		res->journal_id = vw_xstrdup(which);
-		r = journal_read(sr, which, &j, err);
-	}
-	if (r == 0 && marker(sr, which, "undone", NULL, 0))
-		r = vw_err_set(err, -EALREADY, _("journal %s was already undone"), which);
-	else if (r == 0 && !j.complete && !journal_exists(sr, which))
-		r = vw_err_set(err, -ENOENT, _("there is no journal %s"), which);
-	if (r == 0 && j.complete)
-		r = undo_journal(sr, &j, res, err);
-	if (r == 0)
-		r = mark_undone(sr, &j, err);
-	if (r == 0 && j.post) {
-		vw_strv_free(res->post);
-		res->post = j.post;
-		j.post = NULL;
-	}
-	journal_done(&j);
-	free(which);
-	vw_apply_unlock(lock);
-	return r;
 }

@@ -1,11 +1,8 @@
-/* apply.h - writing a plan: atomic writes, journal, undo, post-commands.
+/* apply.h - writing a plan: journal, undo, post-commands (apply.c, undo.c;
+ * the journal's format in journal.c).
  *
- * Every write goes through one routine (as htop's Settings_write and
- * util-linux's tab_update.c): a temporary file in the target's directory,
- * same mode and owner as the file it replaces (new files: the change's mode),
- * every byte written and checked, fsync, rename over the target, fsync of the
- * directory; the temporary file is removed on failure.  A crash at any moment
- * leaves each target wholly old or wholly new.
+ * Every write goes through the one atomic-write routine (atomic.h): a crash
+ * at any moment leaves each target wholly old or wholly new.
  *
  * Before the first target is touched, a journal directory
  *	var/lib/vfiowiz/journal/<YYYYmmddTHHMMSSZ>[-NNN]/	(0700)
@@ -36,28 +33,23 @@
 #include <sys/types.h>
 #include <time.h>
 
+#include "atomic.h"
 #include "change.h"
 #include "sysroot.h"
 #include "vw.h"
 
-#define VW_APPLY_STATE_DIR "var/lib/vfiowiz"
 #define VW_APPLY_JOURNAL_DIR "var/lib/vfiowiz/journal"
-#define VW_APPLY_LOCK "var/lib/vfiowiz/lock"
 
 /* Post-commands (update-initramfs...) may take minutes. */
 #define VW_APPLY_POST_TIMEOUT_MS (15 * 60 * 1000)
 
-/* Write len bytes to path under sr atomically (see above).  An existing file
- * keeps its mode and owner; a new one gets mode (and missing parent
- * directories 0755).  Refuses targets reached through links that leave the
- * root and non-regular files.  Returns 0 or a negative code with err set. */
-int vw_write_atomic(const struct vw_sysroot *sr, const char *path, const void *data, size_t len,
-		    mode_t mode, struct vw_err *err);
-
-/* Take the apply lock.  Returns an fd (>= 0; release with vw_apply_unlock())
- * or -EBUSY with a message naming the holder's pid, or another negative code. */
-int vw_apply_lock(const struct vw_sysroot *sr, struct vw_err *err);
-void vw_apply_unlock(int fd);
+/* What vw_journal_tidy() cleaned. */
+struct vw_tidy {
+	size_t temps;		/* temporary files of killed writes removed
+				   from journals */
+	size_t journals;	/* journals removed that a killed apply left
+				   without a manifest (nothing was written) */
+};
 
 enum vw_item_state {
 	VW_ITEM_SKIPPED,	/* not accepted */
@@ -94,6 +86,7 @@ struct vw_apply_result {
 	size_t written;		/* items WRITTEN */
 	struct vw_post_run *post;
 	size_t npost;
+	struct vw_tidy tidy;	/* cleaned before the apply (vw_journal_tidy) */
 };
 
 /* Return true to apply change i. */
@@ -164,24 +157,94 @@ int vw_undo_list(const struct vw_sysroot *sr, struct vw_journal_info **list,
 		 struct vw_err *err);
 void vw_undo_list_free(struct vw_journal_info *list, size_t n);
 
+/* Under the lock: remove the temporary files killed journal writes left in
+ * journals, and journals a killed apply left without a manifest (it wrote
+ * nothing to the host: copies come first, the manifest next, targets last).
+ * Apply and undo call it; counts go to *t. */
+void vw_journal_tidy(const struct vw_sysroot *sr, struct vw_tidy *t);
+
+/* A file changed since the apply wrote it (and not by our own
+ * post-commands): what undo would put back, so that the loss can be shown. */
+struct vw_undo_stale {
+	char *path;		/* root-relative */
+	bool existed;		/* false: undo would remove the file */
+	bool secret;		/* never show its bytes */
+	char *restore;		/* the bytes undo would write (NUL-terminated; ""
+				   when !existed or unreadable) */
+	size_t restore_len;
+};
+
 struct vw_undo_result {
 	char *journal_id;
-	size_t restored;	/* files written back */
+	size_t restored;	/* files written back (dry: would be) */
 	size_t removed;		/* files removed (they did not exist before) */
 	size_t unchanged;	/* files that already held their old bytes */
-	char **post;		/* NULL-terminated post-commands that should run
-				   again (vw_apply_run_posts()); never NULL */
+	size_t skipped;		/* files left as they are (opts->skip) */
+	char **post;		/* NULL-terminated commands that take the
+				   post-commands back, in the order they run
+				   (see runs); never NULL */
+	struct vw_post_run *runs;	/* what ran (listed when dry or under a
+					   sysroot): the inverses of what changed
+					   state (stop, disable, undefine) before
+					   the files are restored, the rebuilds
+					   and re-defines after */
+	size_t nruns;
+	bool posts_failed;	/* the files were restored, but a command failed */
+	char **kept;		/* NULL-terminated post-commands whose effect
+				   undo does not take back (a disk image, storage
+				   qm allocated, an unknown command); never NULL */
+	char **images;		/* NULL-terminated paths of disk images the apply
+				   created; they stay; never NULL */
+	struct vw_undo_stale *stale;	/* on -ESTALE: the changed files */
+	size_t nstale;
+	struct vw_tidy tidy;	/* what was cleaned first (vw_journal_tidy) */
+};
+
+struct vw_undo_opts {
+	bool dry;			/* check everything, write and run nothing
+					   (no lock file either) */
+	const char *const *force;	/* NULL-terminated paths ('/' optional):
+					   restore even though changed since */
+	const char *const *skip;	/* NULL-terminated paths: leave as they are */
 };
 
 /* Undo journal id (NULL: the newest one not undone yet): first check that
- * every file still holds the bytes the apply left (or its old bytes); a file
- * changed since refuses the whole undo (-ESTALE) naming it.  Then restore
- * every file byte for byte with its old mode and owner through the atomic
- * write, remove files that did not exist and directories the apply created,
- * and mark the journal undone.  Returns 0 or a negative code with err set;
- * res is always initialised (vw_undo_result_done()). */
+ * every file still holds the bytes the apply left (or its old bytes, or the
+ * bytes our own post-commands left, e.g. qm set's lines in a new Proxmox VM
+ * config); files changed since refuse the whole undo (-ESTALE) naming the
+ * first, all listed in res->stale, unless opts names them in force (restored
+ * all the same) or skip (left alone, the rest undone).  Then restore every
+ * file byte for byte with its old mode and owner through the atomic write,
+ * remove files that did not exist and directories the apply created, and
+ * mark the journal undone.  opts may be NULL.  Returns 0 or a negative code
+ * with err set; res is always initialised (vw_undo_result_done()). */
+int vw_undo_opts(const struct vw_sysroot *sr, const char *id, const struct vw_undo_opts *opts,
+		 struct vw_undo_result *res, struct vw_err *err);
 int vw_undo(const struct vw_sysroot *sr, const char *id, struct vw_undo_result *res,
 	    struct vw_err *err);
 void vw_undo_result_done(struct vw_undo_result *res);
+
+/* What a post-command is, and so how undo takes it back.  The kind and the
+ * inverse command are recorded in the journal when the apply is made. */
+enum vw_post_kind {
+	VW_POSTK_REBUILD,	/* rebuilt from files (update-initramfs, update-grub,
+				   dracut, mkinitcpio, proxmox-boot-tool refresh,
+				   kernelstub, systemctl daemon-reload): run again
+				   after the restore */
+	VW_POSTK_DEFINE,	/* virsh define: the previous XML defined again, or
+				   virsh undefine --nvram (never its storage) */
+	VW_POSTK_ENABLE,	/* systemctl enable of a unit the apply created:
+				   disable */
+	VW_POSTK_RESTART,	/* systemctl restart: stop when the apply created
+				   the unit, else restart again */
+	VW_POSTK_CONFIG,	/* qm set: the previous config file is restored */
+	VW_POSTK_IMAGE,		/* qemu-img create: never undone nor re-run */
+	VW_POSTK_ONESHOT,	/* bootctl set-oneshot: cleared */
+	VW_POSTK_ARGS,		/* grubby --args/--remove-args: swapped */
+	VW_POSTK_OTHER,		/* unknown: not taken back, listed */
+};
+
+/* The kind of command line cmd (split with vw_exec_split()). */
+enum vw_post_kind vw_post_kind_of(const char *cmd);
 
 #endif

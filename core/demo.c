@@ -17,7 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "atomic.h"
 #include "exec.h"
 #include "unit.h"
 #include "verify.h"

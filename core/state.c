@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "apply.h"
+#include "atomic.h"
 
 #define STATE_VERSION 1
 
@@ -109,21 +109,14 @@ void vw_state_format(struct vw_buf *b, const struct vw_state *s)
 int vw_state_save(const struct vw_state *s, const struct vw_sysroot *sr, struct vw_err *err)
 {
 	struct vw_buf b = VW_BUF_INIT;
-	int r, fd;
+	int r;
 
 	vw_state_format(&b, s);
-	r = vw_write_atomic(sr, VW_STATE_FILE, b.data, b.len, 0600, err);
+	/* 0600 from the first byte, even over a 0644 file: it may hold the
+	 * VNC password. */
+	r = vw_write_private(sr, VW_STATE_FILE, b.data, b.len, err);
 	memset(b.data, 0, b.len);
 	vw_buf_done(&b);
-	if (r < 0)
-		return r;
-	/* The atomic write keeps an existing file's mode: make sure it is private. */
-	fd = vw_sysroot_openat(sr, VW_STATE_FILE, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
-	if (fd < 0)
-		return vw_err_set(err, fd, _("cannot make /%s private: %s"), VW_STATE_FILE, strerror(-fd));
-	if (fchmod(fd, 0600) < 0)
-		r = vw_err_set(err, -errno, _("cannot make /%s private: %s"), VW_STATE_FILE, strerror(errno));
-	close(fd);
 	return r;
 }
 

@@ -77,7 +77,7 @@ vw err-boot-display "$tmp/root" plan --answers answers.conf --format ansible
 { [ "$rc" = 3 ] && [ ! -s "$tmp/out" ] && [ -s "$tmp/err" ]; } ||
 	failed "a refused plan: exit $rc, $(wc -c <"$tmp/out") bytes of playbook"
 "$bin" --demo check --format ansible >"$tmp/out" 2>&1
-[ $? = 3 ] && grep -q -- "--format goes with plan" "$tmp/out" || failed "--format with check"
+[ $? = 3 ] && grep -qx -- "vfiowiz check: --format is not an option of check" "$tmp/out" || failed "--format with check"
 "$bin" --demo plan --format yaml >"$tmp/out" 2>&1
 [ $? = 3 ] && grep -q "unknown format" "$tmp/out" || failed "--format yaml"
 

@@ -708,6 +708,245 @@ static void test_exec_recorded(void **state)
 	vw_exec_result_done(&res);
 }
 
+/* Every post-command is journaled with its kind and the command that takes
+ * it back; undo lists them in the order they run and never creates a disk
+ * image again nor removes it. */
+static void test_post_kinds(void **state)
+{
+	struct fx *f = *state;
+	static const char *const unit_post[] = {
+		"systemctl daemon-reload", "systemctl enable vw.service", "systemctl restart vw.service", NULL,
+	};
+	static const char *const old_post[] = { "virsh define /etc/libvirt/qemu/old.xml", NULL };
+	static const char *const new_post[] = {
+		"qemu-img create -f qcow2 /var/lib/libvirt/images/new.qcow2 64G",
+		"virsh define /etc/libvirt/qemu/new.xml", NULL,
+	};
+	static const char *const host_post[] = {
+		"bootctl set-oneshot vfiowiz-test.conf",
+		"grubby --update-kernel=ALL --remove-args=\"a=1\" --args=\"iommu=pt\"",
+		"qm set 100 --scsi0 local-lvm:64", "frobnicate --now",
+		"systemctl restart existing.service", "update-grub", NULL,
+	};
+	static const char *const want[] = {
+		/* before the restore, reverse order */
+		"grubby --update-kernel=ALL --remove-args=iommu=pt --args=a=1",
+		"bootctl set-oneshot ''", "virsh undefine --nvram newvm",
+		"systemctl stop vw.service", "systemctl disable vw.service",
+		/* after: rebuilds, then what reads restored files */
+		"systemctl daemon-reload", "update-grub",
+		"virsh define /etc/libvirt/qemu/old.xml", "systemctl restart existing.service", NULL,
+	};
+	const char *newxml = "<domain type='kvm'>\n  <name>newvm</name>\n</domain>\n";
+	struct vw_file_spec specs[] = {
+		{ .path = "etc/systemd/system/vw.service", .data = "[Unit]\n", .len = 7, .post = unit_post },
+		{ .path = "etc/libvirt/qemu/old.xml", .data = "<domain><name>old</name></domain>\n",
+		  .len = 34, .post = old_post },
+		{ .path = "etc/libvirt/qemu/new.xml", .data = newxml, .len = strlen(newxml),
+		  .post = new_post },
+		{ .path = "etc/hosts", .data = "::1 localhost\n", .len = 14, .post = host_post },
+	};
+	struct vw_apply_result res;
+	struct vw_undo_result ur;
+	char *man;
+	size_t k;
+
+	put(f, "etc/libvirt/qemu/old.xml", "<domain><name>old</name><memory/></domain>\n", 0600);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(specs); i++)
+		assert_int_equal(vw_plan_add(&f->plan, f->sr, &specs[i], &f->err), 1);
+	assert_int_equal(vw_apply_plan(f->sr, &f->plan, NULL, &res, &f->err), 0);
+	man = vw_xasprintf("var/lib/vfiowiz/journal/%s/manifest", res.journal_id);
+	vw_apply_result_done(&res);
+	{
+		char *text = get(f, man);
+
+		assert_non_null(strstr(text, "\npost enable systemctl%20enable%20vw.service "
+					     "systemctl%20disable%20vw.service\n"));
+		assert_non_null(strstr(text, "\npost image qemu-img%20create"));
+		assert_non_null(strstr(text, "qcow2%2064G -\n"));
+		free(text);
+	}
+	free(man);
+	assert_int_equal(vw_undo(f->sr, NULL, &ur, &f->err), 0);
+	for (k = 0; want[k]; k++) {
+		assert_non_null(ur.post[k]);
+		assert_string_equal(ur.post[k], want[k]);
+		assert_true(k < ur.nruns);
+		assert_string_equal(ur.runs[k].cmd, want[k]);
+		/* Under a sysroot nothing runs. */
+		assert_int_equal(ur.runs[k].state, VW_POST_WOULD_RUN);
+	}
+	assert_null(ur.post[k]);
+	assert_int_equal(ur.nruns, k);
+	assert_string_equal(ur.images[0], "/var/lib/libvirt/images/new.qcow2");
+	assert_null(ur.images[1]);
+	assert_string_equal(ur.kept[0], "qemu-img create -f qcow2 /var/lib/libvirt/images/new.qcow2 64G");
+	assert_string_equal(ur.kept[1], "qm set 100 --scsi0 local-lvm:64");
+	assert_string_equal(ur.kept[2], "frobnicate --now");
+	assert_null(ur.kept[3]);
+	vw_undo_result_done(&ur);
+}
+
+/* A journal written before kinds ("post CMD"): only rebuilds run again. */
+static void test_post_old_journal(void **state)
+{
+	struct fx *f = *state;
+	const char *man = "vfiowiz-journal 1\nid 20240101T000000Z\n"
+			  "post update-grub\npost virsh%20define%20/etc/x.xml\n"
+			  "post qemu-img%20create%20-f%20qcow2%20/x.qcow2%2064G\nend\n";
+	struct vw_undo_result ur;
+
+	put(f, "var/lib/vfiowiz/journal/20240101T000000Z/manifest", man, 0600);
+	put(f, "var/lib/vfiowiz/journal/20240101T000000Z/status", "applied 0\n", 0600);
+	assert_int_equal(vw_undo(f->sr, NULL, &ur, &f->err), 0);
+	assert_string_equal(ur.post[0], "update-grub");
+	assert_null(ur.post[1]);
+	assert_string_equal(ur.images[0], "/x.qcow2");
+	vw_undo_result_done(&ur);
+}
+
+/* A killed apply leaves temporary files in its journal and, killed before
+ * its manifest, a journal describing nothing: the next apply removes and
+ * counts them; journals with a manifest stay. */
+static void test_journal_tidy(void **state)
+{
+	struct fx *f = *state;
+	struct vw_apply_result res;
+	struct vw_journal_info *l;
+	char *jdir;
+	int n;
+
+	make_plan(f);
+	assert_int_equal(vw_apply_plan(f->sr, &f->plan, NULL, &res, &f->err), 0);
+	assert_int_equal(res.tidy.temps + res.tidy.journals, 0);
+	jdir = vw_xasprintf("var/lib/vfiowiz/journal/%s", res.journal_id);
+	vw_apply_result_done(&res);
+	{
+		char *a = vw_xasprintf("%s/.vfiowiz-0123abcd.tmp", jdir);
+		char *b = vw_xasprintf("%s/files/.vfiowiz-89abcdef.tmp", jdir);
+
+		put(f, a, "half a manifest", 0600);
+		put(f, b, "half a copy", 0600);
+		free(a);
+		free(b);
+	}
+	put(f, "var/lib/vfiowiz/journal/20200101T000000Z/files/0001", "old", 0600);
+	put(f, "var/lib/vfiowiz/journal/20200101T000000Z/.vfiowiz-00000000.tmp", "x", 0600);
+	assert_int_equal(vw_plan_add_file(&f->plan, f->sr, "etc/hosts", "x\n", 2, 0644, "x", &f->err), 1);
+	{
+		bool acc[4] = { false, false, false, true };
+		struct vw_apply_opts o = { .accept = acc };
+
+		assert_int_equal(f->plan.n, 4);
+		assert_int_equal(vw_apply_plan(f->sr, &f->plan, &o, &res, &f->err), 0);
+	}
+	assert_int_equal(res.tidy.temps, 3);
+	assert_int_equal(res.tidy.journals, 1);
+	vw_apply_result_done(&res);
+	assert_false(exists(f, "var/lib/vfiowiz/journal/20200101T000000Z"));
+	assert_true(exists(f, jdir));
+	n = vw_undo_list(f->sr, &l, &f->err);
+	assert_int_equal(n, 2);
+	vw_undo_list_free(l, (size_t)n);
+	assert_int_equal(sh("test -z \"$(find '%s/var/lib/vfiowiz' -name '.vfiowiz-*')\"", f->root), 0);
+	free(jdir);
+}
+
+/* The journal's status cannot be written (its file system is full: a tmpfs
+ * with no inode left for it): the apply fails, says why, runs nothing. */
+static int status_child(struct fx *f)
+{
+	struct vw_apply_result res;
+	char *jroot = at(f, "var/lib/vfiowiz/journal"), opts[64];
+	int r;
+
+	mkparents(jroot);
+	mkdir(jroot, 0700);
+	/* Root, the journal, files/, one copy, the manifest: 5 inodes. */
+	snprintf(opts, sizeof(opts), "size=1m,nr_inodes=5,mode=0700");
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("tmpfs", jroot, "tmpfs", 0, opts) < 0)
+		return 77;
+	vw_sysroot_free(f->sr);
+	if (vw_sysroot_open(&f->sr, f->root, &f->err) < 0)
+		return 5;
+	vw_plan_add_file(&f->plan, f->sr, "etc/hosts", "new hosts\n", 10, 0644, "a", &f->err);
+	vw_plan_add_post(&f->plan, "update-grub");
+	r = vw_apply_plan(f->sr, &f->plan, NULL, &res, &f->err);
+	if (r != -ENOSPC || res.written != 1 || res.post[0].state != VW_POST_NOT_RUN ||
+	    !strstr(f->err.msg, "could not record") || !strstr(f->err.msg, res.journal_id)) {
+		print_message("r=%d written=%zu: %s\n", r, res.written, f->err.msg);
+		return 1;
+	}
+	vw_apply_result_done(&res);
+	umount(jroot);
+	free(jroot);
+	return 0;
+}
+
+static void test_status_enospc(void **state)
+{
+	struct fx *f = *state;
+	int st;
+	pid_t pid = fork();
+
+	if (pid == 0)
+		_exit(status_child(f));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WEXITSTATUS(st) == 77) {
+		print_message("no mount namespaces here; skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+}
+
+/* As a user who is not root, giving a file its owner back fails with EPERM:
+ * the message says so, not "immutable? see lsattr". */
+static int owner_child(struct fx *f)
+{
+	struct vw_err err = { 0 };
+	struct vw_sysroot *sr;
+	int r;
+
+	if (setgid(65534) < 0 || setuid(65534) < 0)
+		return 77;
+	if (vw_sysroot_open(&sr, f->root, &err) < 0)
+		return 5;
+	r = vw_write_atomic(sr, "home/nobody/root-owned.conf", "x\n", 2, 0644, &err);
+	vw_sysroot_free(sr);
+	if (r != -EPERM || !strstr(err.msg, "only root can") || strstr(err.msg, "lsattr")) {
+		print_message("r=%d: %s\n", r, err.msg);
+		return 1;
+	}
+	return 0;
+}
+
+static void test_owner_not_root(void **state)
+{
+	struct fx *f = *state;
+	char *dir = at(f, "home/nobody");
+	int st;
+	pid_t pid;
+
+	if (geteuid() != 0) {
+		print_message("needs root to make a user that is not; skipped\n");
+		skip();
+	}
+	put(f, "home/nobody/root-owned.conf", "old\n", 0644);
+	assert_int_equal(chmod(f->root, 0755), 0);
+	assert_int_equal(chown(dir, 65534, 65534), 0);
+	pid = fork();
+	if (pid == 0)
+		_exit(owner_child(f));
+	assert_int_equal(waitpid(pid, &st, 0), pid);
+	if (WEXITSTATUS(st) == 77) {
+		print_message("cannot become nobody; skipped\n");
+		skip();
+	}
+	assert_int_equal(WEXITSTATUS(st), 0);
+	free(dir);
+}
+
 static void test_exec_host(void **state)
 {
 	const char *both[] = { "sh", "-c", "echo out; echo err >&2; exit 3", NULL };
@@ -787,6 +1026,11 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_dry_and_accept, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_write_atomic, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_exec_recorded, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post_kinds, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_post_old_journal, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_journal_tidy, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_status_enospc, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_owner_not_root, setup, teardown),
 		cmocka_unit_test(test_exec_host),
 		cmocka_unit_test(test_exec_split),
 	};

@@ -23,6 +23,8 @@ struct vw_cli {
 	const char *answers;	/* plan, apply: --answers FILE */
 	bool dry_run;		/* apply: --dry-run (write and run nothing) */
 	const char *arg;	/* undo: the journal id, NULL when not given */
+	const char **force_files;	/* undo: --force-file PATH..., NULL-terminated or NULL */
+	const char **skip_files;	/* undo: --skip-file PATH..., NULL-terminated or NULL */
 	const char *script;	/* wizard: --script KEYS (headless) */
 	const char *dump;	/* wizard: --dump DIR */
 	const char *size;	/* wizard: --size COLSxLINES */

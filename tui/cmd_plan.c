@@ -386,6 +386,9 @@ int vw_cmd_apply(const struct vw_cli *cli)
 	r = vw_apply_plan(p.sr, &p.plan, &opts, &res, &err);
 	if (cli->dry_run)
 		vw_buf_adds(&out, _("Dry run: nothing was written and nothing ran.\n"));
+	if (res.tidy.temps || res.tidy.journals)
+		vw_buf_printf(&out, _("Cleaned up what an interrupted apply left: %zu temporary files, %zu journals without a manifest.\n"),
+			      res.tidy.temps, res.tidy.journals);
 	if (res.journal_id)
 		vw_buf_printf(&out, _("Journal: %s (undo with: vfiowiz undo %s)\n"), res.journal_id,
 			      res.journal_id);
@@ -446,17 +449,50 @@ static bool confirm(const char *question)
 	return yes;
 }
 
+/* What undo would put back for the files changed since: the diff from
+ * what is there now to what undo writes. */
+static void show_stale(struct vw_buf *out, const struct vw_sysroot *sr, const struct vw_undo_result *res)
+{
+	for (size_t i = 0; i < res->nstale; i++) {
+		const struct vw_undo_stale *s = &res->stale[i];
+		char *cur = NULL, *a = vw_xasprintf("a/%s", s->path), *b = vw_xasprintf("b/%s", s->path);
+		size_t len = 0;
+
+		vw_buf_printf(out, _("/%s changed since the apply; undo would make this change to it:\n"),
+			      s->path);
+		if (s->secret)
+			vw_buf_adds(out, _("  (it holds a secret: the diff is not shown)\n"));
+		else if (vw_sysroot_read(sr, s->path, &cur, &len, VW_PLAN_MAX_FILE, NULL) == 0 || !cur)
+			vw_diff_unified(out, cur ? cur : "", cur ? len : 0, s->restore, s->restore_len,
+					cur ? a : NULL, s->existed ? b : NULL, 3);
+		free(cur);
+		free(a);
+		free(b);
+	}
+}
+
+/* Post-commands undo does not take back: say what stays. */
+static void show_kept(struct vw_buf *out, const struct vw_undo_result *res)
+{
+	for (size_t i = 0; res->images[i]; i++)
+		vw_buf_printf(out, _("Kept the disk image %s that the apply created (a guest may be installed on it); if you do not need it: rm %s\n"),
+			      res->images[i], res->images[i]);
+	for (size_t i = 0; res->kept[i]; i++)
+		if (strncmp(res->kept[i], "qemu-img ", 9))
+			vw_buf_printf(out, _("Not taken back: %s\n"), res->kept[i]);
+}
+
 int vw_cmd_undo(const struct vw_cli *cli)
 {
 	struct vw_sysroot *sr = NULL;
 	struct vw_journal_info *list = NULL;
 	struct vw_undo_result res;
-	struct vw_post_run *runs = NULL;
+	struct vw_undo_opts uo = { .dry = cli->dry_run, .force = cli->force_files,
+				   .skip = cli->skip_files };
 	struct vw_buf out = VW_BUF_INIT;
 	struct vw_err err = { 0 };
 	const struct vw_journal_info *target = NULL;
-	size_t nruns = 0;
-	int n, rc = 0;
+	int n, r, rc = 0;
 
 	if (vw_sysroot_open(&sr, cli->sysroot, &err) < 0)
 		return fail(&err);
@@ -481,14 +517,16 @@ int vw_cmd_undo(const struct vw_cli *cli)
 							       list[i].state != VW_JOURNAL_EMPTY)
 			target = &list[i];
 	if (!target) {
-		if (cli->arg)
+		/* Nothing to do is done (exit 0); a journal that is not there is not. */
+		if (cli->arg) {
 			fprintf(stderr, _("%s: no journal %s (see: vfiowiz undo --list)\n"), PACKAGE, cli->arg);
-		else
-			fprintf(stderr, _("%s: nothing to undo\n"), PACKAGE);
-		rc = VW_EXIT_ERROR;
+			rc = VW_EXIT_ERROR;
+		} else {
+			fputs(_("Nothing to undo.\n"), stdout);
+		}
 		goto out;
 	}
-	if (!cli->yes) {
+	if (!cli->yes && !cli->dry_run) {
 		char *q = vw_xasprintf(ngettext("Undo %s (%zu file, %s): restore it as it was before? [y/n] ",
 						"Undo %s (%zu files, %s): restore every file as it was before? [y/n] ",
 						target->nfiles),
@@ -501,19 +539,29 @@ int vw_cmd_undo(const struct vw_cli *cli)
 			goto out;
 		}
 	}
-	if (vw_undo(sr, target->id, &res, &err) < 0) {
+	r = vw_undo_opts(sr, target->id, &uo, &res, &err);
+	if (res.tidy.temps || res.tidy.journals)
+		vw_buf_printf(&out, _("Cleaned up what an interrupted apply left: %zu temporary files, %zu journals without a manifest.\n"),
+			      res.tidy.temps, res.tidy.journals);
+	if (r < 0 && !res.posts_failed) {
+		show_stale(&out, sr, &res);
+		vw_cli_write(&out);
 		vw_undo_result_done(&res);
 		rc = fail(&err);
 		goto out;
 	}
-	vw_buf_printf(&out, _("Undid %s: %zu restored, %zu removed, %zu already as before.\n"), res.journal_id,
-		      res.restored, res.removed, res.unchanged);
-	if (res.post && res.post[0]) {
-		if (vw_apply_run_posts(sr, (const char *const *)res.post, false, 0, &runs, &nruns, &err) < 0)
-			rc = VW_EXIT_ERROR;
-		show_posts(&out, runs, nruns);
-		vw_apply_runs_free(runs, nruns);
-	}
+	if (cli->dry_run)
+		vw_buf_printf(&out, _("Dry run: undoing %s would restore %zu files and remove %zu (%zu already as before); nothing was written and nothing ran.\n"),
+			      res.journal_id, res.restored, res.removed, res.unchanged);
+	else
+		vw_buf_printf(&out, _("Undid %s: %zu restored, %zu removed, %zu already as before.\n"), res.journal_id,
+			      res.restored, res.removed, res.unchanged);
+	if (res.skipped)
+		vw_buf_printf(&out, _("Left as they are (--skip-file): %zu files.\n"), res.skipped);
+	show_posts(&out, res.runs, res.nruns);
+	if (r < 0)
+		rc = VW_EXIT_ERROR;
+	show_kept(&out, &res);
 	vw_undo_result_done(&res);
 	if (vw_cli_write(&out))
 		rc = VW_EXIT_ERROR;

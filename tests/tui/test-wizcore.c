@@ -6,6 +6,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -169,9 +170,35 @@ static void test_state_file(void **unused)
 	path = vw_xasprintf("%s/%s", root, VW_STATE_FILE);
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	/* an existing file keeps being private */
+	/* an existing file keeps being private, and the new one is private
+	 * from its first byte: its mode is never changed once it has its name
+	 * (an attribute change there would be the old chmod after rename) */
 	assert_int_equal(chmod(path, 0644), 0);
-	assert_int_equal(vw_state_save(&s, sr, &err), 0);
+	{
+		char *dir = vw_xstrdup(path), buf[4096] __attribute__((aligned(8)));
+		const char *base = strrchr(path, '/') + 1;
+		int in = inotify_init1(IN_NONBLOCK), seen_move = 0;
+		ssize_t n;
+
+		*strrchr(dir, '/') = '\0';
+		assert_true(in >= 0);
+		assert_true(inotify_add_watch(in, dir, IN_ATTRIB | IN_MOVED_TO) >= 0);
+		assert_int_equal(vw_state_save(&s, sr, &err), 0);
+		while ((n = read(in, buf, sizeof(buf))) > 0) {
+			for (char *p = buf; p < buf + n;) {
+				const struct inotify_event *ev = (const struct inotify_event *)p;
+
+				if (ev->len && !strcmp(ev->name, base)) {
+					seen_move |= !!(ev->mask & IN_MOVED_TO);
+					assert_false(ev->mask & IN_ATTRIB);
+				}
+				p += sizeof(*ev) + ev->len;
+			}
+		}
+		assert_true(seen_move);
+		close(in);
+		free(dir);
+	}
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
 	assert_int_equal(vw_state_load(&t, sr, &err), 0);
