@@ -277,7 +277,7 @@ void vw_host_role_text(struct vw_buf *out, const struct vw_pci_dev *d)
 	if (d->host_role & VW_HOST_NETWORK)
 		vw_buf_printf(out, "%s%s", out->len > start ? ", " : "", _("host network"));
 	if (d->host_role & VW_HOST_INPUT)
-		vw_buf_printf(out, "%s%s", out->len > start ? ", " : "", _("host keyboard"));
+		vw_buf_printf(out, "%s%s", out->len > start ? ", " : "", _("host input"));
 	if (out->len > start && *why)
 		vw_buf_printf(out, ": %s", why);
 }

@@ -38,7 +38,11 @@
  *                                   host); parts=N partitions NAME1.. (NAMEp1..
  *                                   after a digit), the first 1 GiB; holders:
  *                                   dm/md devices using partition PART (0: the
- *                                   whole disk); sys/block and sys/class/block
+ *                                   whole disk), links to
+ *                                   sys/devices/virtual/block/NAME (describe
+ *                                   those with file/symlink, their slaves/
+ *                                   entries as links back); sys/block and
+ *                                   sys/class/block
  *   net IF [dev=BDF] [lower=IF,...] [bridge] [mac=MAC]
  *                                   a network interface: of the PCI function
  *                                   BDF (IF/device), or virtual (a bridge,
@@ -1833,7 +1837,13 @@ static void write_blocks(struct host *h)
 			part = (long)parse_num(item, 10, (unsigned long)b->parts, "holders part", b->line);
 			dir = part ? xasprintf("%s/%s%s%ld/holders/%s", disk, b->name, digit ? "p" : "", part, colon + 1)
 				   : xasprintf("%s/holders/%s", disk, colon + 1);
-			mkdirs(dir);
+			{
+				/* A link to the holder, as sysfs has it. */
+				char *t = xasprintf("sys/devices/virtual/block/%s", colon + 1);
+
+				link_rel(dir, t);
+				free(t);
+			}
 			free(dir);
 			free(item);
 		}
