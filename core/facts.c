@@ -18,6 +18,7 @@
 #include <zlib.h>
 
 #define SMALL_FILE (1u << 20)
+#define CMDLINE_MAX 65536u	/* x86 COMMAND_LINE_SIZE is 2048, others at most a few KiB */
 
 static void add_note(struct vw_facts *f, char *note)
 {
@@ -363,7 +364,26 @@ void vw_probe_kernel(struct vw_facts *f, const struct vw_sysroot *sr)
 	if (sscanf(k->release, "%u.%u", &k->major, &k->minor) != 2)
 		k->major = k->minor = 0;
 
-	k->cmdline = line_or_empty(sr, "proc/cmdline");
+	{
+		/* The kernel's own limit is a few KiB: anything past CMDLINE_MAX
+		 * is not a command line, and must not pass for an empty one. */
+		char *buf = NULL;
+		struct vw_err err = { 0 };
+		int r = vw_sysroot_read(sr, "proc/cmdline", &buf, NULL, CMDLINE_MAX, &err);
+
+		if (r < 0 && r != -ENOENT) {
+			k->cmdline_unreadable = true;
+			add_note(f, r == -EFBIG
+				 ? vw_xasprintf(_("The kernel command line (/proc/cmdline) is larger than %u bytes: it was not read, so the kernel parameters are unknown."),
+						CMDLINE_MAX)
+				 : vw_xasprintf(_("The kernel command line (/proc/cmdline) could not be read (%s): the kernel parameters are unknown."),
+						strerror(-r)));
+		}
+		if (buf)
+			buf[strcspn(buf, "\n")] = '\0';
+		k->cmdline = vw_xstrdup(buf ? vw_strtrim(buf) : "");
+		free(buf);
+	}
 	k->nparams = vw_cmdline_parse(k->cmdline, &k->params);
 
 	cfg = read_config(sr, k->release, &src);
@@ -512,6 +532,14 @@ void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr)
 
 int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err)
 {
+	return vw_facts_probe_opts(f, sr, NULL, err);
+}
+
+int vw_facts_probe_opts(struct vw_facts *f, const struct vw_sysroot *sr,
+			const struct vw_facts_opts *o, struct vw_err *err)
+{
+	int r;
+
 	memset(f, 0, sizeof(*f));
 	f->root = vw_xstrdup(vw_sysroot_root(sr));
 	vw_probe_cpu(f, sr);
@@ -520,7 +548,11 @@ int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_er
 	vw_probe_kernel(f, sr);
 	vw_probe_iommu(f, sr);
 	vw_probe_distro(f, sr);
-	return vw_probe_pci(f, sr, err);
+	r = vw_probe_pci(f, sr, err);
+	if (r < 0)
+		return r;
+	vw_probe_host_roles(f, sr, o);
+	return 0;
 }
 
 static void free_dev(struct vw_pci_dev *d)
@@ -531,6 +563,7 @@ static void free_dev(struct vw_pci_dev *d)
 	free(d->reset_method);
 	free(d->note);
 	vw_sriov_dev_done(d);
+	free(d->host_role_why);
 }
 
 void vw_facts_done(struct vw_facts *f)

@@ -59,6 +59,10 @@ struct vw_hostplan {
 	const struct vw_boot_ops *boot;	/* NULL: kernel parameters not planned */
 	const struct vw_irfs_ops *irfs;	/* NULL: early loading not planned */
 	bool by_address;	/* vfio-pci binding by address */
+	bool turns_iommu_on;	/* the host has no IOMMU groups, its firmware has an
+				   IOMMU, and the planned kernel parameters turn it
+				   on (an 'off' removed, intel_iommu=on added): the
+				   groups are known only after the reboot */
 	int *devs;		/* chosen functions (facts indexes), sorted,
 				   bound to vfio-pci at early boot */
 	size_t ndevs;

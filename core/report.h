@@ -27,4 +27,14 @@ void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_
  * nothing when it has none.  vw_role_text() ends with it. */
 void vw_sharing_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d);
 
+/* Translated host role of a device ("host storage: /, /boot/efi (nvme0n1)";
+ * roles joined by "; "), nothing when the host does not need it. */
+void vw_host_role_text(struct vw_buf *out, const struct vw_pci_dev *d);
+
+/* The verdict of `check` (translated, one sentence) and its next step (the
+ * command to run, translated): ready, possible only with limits (no GPU can
+ * go alone: finding gpu-limits), ready after changes, not possible. */
+const char *vw_report_verdict(const struct vw_findings *fs);
+const char *vw_report_next_step(const struct vw_findings *fs);
+
 #endif
