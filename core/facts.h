@@ -99,6 +99,15 @@ enum vw_pcie_type {
 #define VW_ACS_EC 0x20
 #define VW_ACS_DT 0x40
 
+/* One BAR from sysfs `resource` (core/bars.h reads and judges them). */
+#define VW_NBARS 6
+struct vw_bar {
+	uint64_t start, size;	/* size 0: no such BAR */
+	unsigned long flags;	/* IORESOURCE_* (VW_RES_* in bars.h) */
+	uint64_t resizable;	/* resourceN_resize: bit n = 2^n MiB; 0 none */
+	bool log_failed;	/* the kernel said it could not assign it */
+};
+
 struct vw_pci_dev {
 	char addr[16];		/* "0000:01:00.0" */
 	unsigned domain, bus, dev, func;
@@ -122,6 +131,7 @@ struct vw_pci_dev {
 	enum vw_dev_role role;
 	int gpu;		/* for companions: index of the GPU of their slot */
 	char *note;		/* what went wrong reading it, "" when fine */
+	struct vw_bar bars[VW_NBARS];
 };
 
 enum vw_group_verdict {

@@ -5,6 +5,7 @@
  * longjmp out of it, so one broken device gets a note and the rest is still
  * listed (and the program never exits underneath the terminal). */
 #include "facts.h"
+#include "bars.h"
 
 #include <errno.h>
 #include <setjmp.h>
@@ -203,6 +204,7 @@ static void read_sysfs_extras(const struct vw_sysroot *sr, struct vw_pci_dev *d)
 	d->reset_method = vw_sysroot_read_line(sr, rel);
 	if (!d->reset_method)
 		d->reset_method = vw_xstrdup("");
+	vw_bars_read(sr, d);
 }
 
 static void assign_roles(struct vw_facts *f)
@@ -402,5 +404,6 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 	free(parents);
 	assign_roles(f);
 	build_groups(f, sr);
+	vw_bars_kernel_log(f, sr);
 	return 0;
 }
