@@ -48,7 +48,8 @@ fi
 for desc in "$golden"/*.host; do
 	[ -e "$desc" ] || continue
 	name=$(basename "$desc" .host)
-	"$mkhost" "$desc" "$tmp/$name" || { echo "FAIL: mkhost $desc"; fail=$((fail + 1)); continue; }
+	# a one-shot generator that leaks by design (mk/fixtures.am)
+	ASAN_OPTIONS=detect_leaks=0 "$mkhost" "$desc" "$tmp/$name" || { echo "FAIL: mkhost $desc"; fail=$((fail + 1)); continue; }
 	check "$tmp/$name" "$name"
 done
 echo "guest-check golden: $n outputs, $fail failures"
