@@ -304,8 +304,17 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 		if (rc < 0)
 			return rc;
 		info->rdp_script = true;
-		note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use the VM's console or a monitor on the GPU)."),
-		     VW_GUEST_RDP);
+		/* Name a console that exists: the install display, libvirt's
+		 * VNC, Proxmox's noVNC on the emulated display, or none. */
+		if (vm && vm->planned && target == VW_VM_PROXMOX && (vm->install_display || a->vnc))
+			note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use Proxmox's console, noVNC in the web interface, or a monitor on the GPU)."),
+			     VW_GUEST_RDP);
+		else if (vm && vm->planned && (vm->install_display || vm->vnc))
+			note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use the VM's VNC display on the host's 127.0.0.1, see the VM's notes, or a monitor on the GPU)."),
+			     VW_GUEST_RDP);
+		else
+			note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use a monitor on the GPU: this VM has no console display)."),
+			     VW_GUEST_RDP);
 		if (a->nallow == 0)
 			note(info, _("The allow-list is empty: Remote Desktop accepts only the guest's local subnet."));
 		else if (ops->nat_guest_net)

@@ -558,6 +558,20 @@ static int v_storage_path(cfg_t *cfg, cfg_opt_t *opt)
 	return 0;
 }
 
+/* An ISO: an absolute path, or a Proxmox volume STORAGE:iso/NAME. */
+static int v_iso(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = opt_str(opt), *colon = strchr(v, ':');
+	bool volume = colon && colon > v && strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._-") ==
+					       (size_t)(colon - v) &&
+		      vw_startswith(colon + 1, "iso/") && colon[5] && !strchr(colon + 5, '/');
+
+	if (*v && ((v[0] != '/' && !volume) || strstr(v, "/../") || strpbrk(v, "\n\r\t,")))
+		return fail_at(cfg->line, _("bad value '%s' for 'vm|%s' (an absolute path, or a Proxmox volume like local:iso/NAME.iso)"),
+			       v, opt->name);
+	return 0;
+}
+
 static int v_vnc_password(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = opt_str(opt);
@@ -617,6 +631,8 @@ static cfg_opt_t vm_opts[] = {
 	CFG_STR("guest_os", "windows", CFGF_NONE),
 	CFG_BOOL("hide_kvm", cfg_true, CFGF_NONE),
 	CFG_SEC("storage", storage_opts, CFGF_NONE),
+	CFG_STR("install_iso", "", CFGF_NONE),
+	CFG_STR("virtio_iso", "", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -702,6 +718,8 @@ static const struct {
 	{ "vm|storage", v_storage },
 	{ "vm|storage|type", v_storage_type },
 	{ "vm|storage|path", v_storage_path },
+	{ "vm|install_iso", v_iso },
+	{ "vm|virtio_iso", v_iso },
 	{ "vm|storage|size_gib", v_size },
 	{ "access", v_access },
 	{ "access|vnc", v_vnc },
@@ -739,6 +757,8 @@ void vw_choices_init(struct vw_choices *c)
 	c->vm.vcpus = 4;
 	c->vm.hide_kvm = true;
 	c->vm.storage_path = vw_xstrdup("");
+	c->vm.install_iso = vw_xstrdup("");
+	c->vm.virtio_iso = vw_xstrdup("");
 	c->access.vnc_password = vw_xstrdup("");
 	c->access.rdp_port = 3389;
 	c->access.allow = vw_xcalloc(1, sizeof(char *));
@@ -769,6 +789,8 @@ void vw_choices_done(struct vw_choices *c)
 	vw_strv_free(c->vgpus);
 	free(c->vm.name);
 	free(c->vm.storage_path);
+	free(c->vm.install_iso);
+	free(c->vm.virtio_iso);
 	wipe_free(c->access.vnc_password);
 	vw_strv_free(c->access.allow);
 	free(c->access.ssh_user);
@@ -912,6 +934,10 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	free(c->vm.storage_path);
 	c->vm.storage_path = vw_xstrdup(cfg_getstr(st, "path"));
 	c->vm.storage_size_gib = cfg_getint(st, "size_gib");
+	free(c->vm.install_iso);
+	c->vm.install_iso = vw_xstrdup(cfg_getstr(vm, "install_iso"));
+	free(c->vm.virtio_iso);
+	c->vm.virtio_iso = vw_xstrdup(cfg_getstr(vm, "virtio_iso"));
 
 	c->access.vnc = cfg_getbool(ac, "vnc");
 	wipe_free(c->access.vnc_password);
@@ -1455,7 +1481,19 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 							c->vm.storage_type : 0]);
 	vw_buf_adds(b, "    path = ");
 	put_str(b, c->vm.storage_path);
-	vw_buf_printf(b, "\n    size_gib = %ld\n  }\n}\n", c->vm.storage_size_gib);
+	vw_buf_printf(b, "\n    size_gib = %ld\n  }\n", c->vm.storage_size_gib);
+	/* Written only when set: answers files without them stay as they were. */
+	if (*c->vm.install_iso) {
+		vw_buf_adds(b, "  install_iso = ");
+		put_str(b, c->vm.install_iso);
+		vw_buf_addc(b, '\n');
+	}
+	if (*c->vm.virtio_iso) {
+		vw_buf_adds(b, "  virtio_iso = ");
+		put_str(b, c->vm.virtio_iso);
+		vw_buf_addc(b, '\n');
+	}
+	vw_buf_adds(b, "}\n");
 
 	vw_buf_adds(b, "access {\n");
 	vw_buf_printf(b, "  vnc = %s\n", yesno(c->access.vnc));

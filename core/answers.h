@@ -54,6 +54,9 @@ struct vw_vm_choices {
 	enum vw_storage_type storage_type;
 	char *storage_path;	/* image file or whole disk */
 	long storage_size_gib;	/* size of a new qcow2 */
+	char *install_iso;	/* installer ISO: an absolute path (libvirt) or a
+				   Proxmox volume "local:iso/NAME.iso"; "" none */
+	char *virtio_iso;	/* virtio-win drivers ISO, the same forms */
 };
 
 /* access { ... }: filled by the guest-access step. */

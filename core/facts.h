@@ -115,6 +115,15 @@ enum vw_host_role {
 					   over SSH) */
 };
 
+/* One BAR from sysfs `resource` (core/bars.h reads and judges them). */
+#define VW_NBARS 6
+struct vw_bar {
+	uint64_t start, size;	/* size 0: no such BAR */
+	unsigned long flags;	/* IORESOURCE_* (VW_RES_* in bars.h) */
+	uint64_t resizable;	/* resourceN_resize: bit n = 2^n MiB; 0 none */
+	bool log_failed;	/* the kernel said it could not assign it */
+};
+
 struct vw_pci_dev {
 	char addr[16];		/* "0000:01:00.0" */
 	unsigned domain, bus, dev, func;
@@ -162,6 +171,7 @@ struct vw_pci_dev {
 				   "/, /boot/efi (nvme0n1)", "the default route and
 				   this SSH session (enp5s0)"; "" when none (hand-made
 				   facts may leave it NULL) */
+	struct vw_bar bars[VW_NBARS];
 };
 
 /* A mediated device type of a parent device (mdev_supported_types/ID). */

@@ -1,5 +1,6 @@
 /* findings.c - the decision logic of docs/formats.md section 1, as rules. */
 #include "findings.h"
+#include "bars.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -291,6 +292,56 @@ static void rule_host_roles(const struct vw_facts *f, struct vw_findings *fs)
 	}
 }
 
+/* Large BARs (formats.md 1): a 64-bit BAR the firmware left unassigned or
+ * placed below 4 GiB means Above 4G decoding is off; Resizable BAR shows in
+ * resourceN_resize. */
+static void rule_bars(const struct vw_facts *f, struct vw_findings *fs)
+{
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+		int bad = -1, rebar = -1;
+
+		if (d->role != VW_ROLE_GPU || vw_dev_is_emulated(d))
+			continue;
+		for (int b = 0; b < VW_NBARS; b++) {
+			const struct vw_bar *r = &d->bars[b];
+
+			if (bad < 0 && vw_bar_is64(r) &&
+			    (vw_bar_unassigned(r) || (r->size >= (256u << 20) && r->start + r->size <= ((uint64_t)4 << 30))))
+				bad = b;
+			if (rebar < 0 && r->resizable)
+				rebar = b;
+		}
+		if (bad >= 0) {
+			char sz[32];
+
+			add(fs, "above-4g-off", VW_SEV_WARN,
+			    vw_xasprintf(vw_bar_unassigned(&d->bars[bad])
+					 ? _("Above 4G decoding looks off: %s BAR %d (%s, 64-bit) has no address.")
+					 : _("Above 4G decoding looks off: %s BAR %d (%s, 64-bit) sits below 4 GiB."),
+					 d->addr, bad, vw_size_text(sz, sizeof(sz), d->bars[bad].size)),
+			    vw_xstrdup(_("Turn on \"Above 4G Decoding\" in the firmware setup (also called \"Above 4GB MMIO\", \"Memory Mapped I/O above 4GB\", \"MMIOH\" or \"PCI 64-Bit Resource Allocation\"); keep CSM off.")));
+		}
+		if (rebar >= 0) {
+			const struct vw_bar *r = &d->bars[rebar];
+			uint64_t max = vw_bar_resize_max(r);
+			char cur[32], top[32];
+
+			vw_size_text(cur, sizeof(cur), r->size);
+			vw_size_text(top, sizeof(top), max);
+			if (r->size >= max)
+				add(fs, "rebar-on", VW_SEV_INFO,
+				    vw_xasprintf(_("Resizable BAR is on: %s BAR %d is %s, the largest it supports."),
+						 d->addr, rebar, cur), NULL);
+			else
+				add(fs, "rebar-off", VW_SEV_INFO,
+				    vw_xasprintf(_("Resizable BAR looks off: %s BAR %d is %s, it supports up to %s."),
+						 d->addr, rebar, cur, top),
+				    vw_xstrdup(_("For the full BAR, turn on \"Re-Size BAR Support\" (also \"Resizable BAR\" or \"Smart Access Memory\") with Above 4G Decoding in the firmware setup; the VM then needs a larger MMIO window (vfiowiz sizes it).")));
+		}
+	}
+}
+
 static void rule_host_tools(const struct vw_facts *f, struct vw_findings *fs)
 {
 	if (f->container.inside || f->cpu.hypervisor)
@@ -330,6 +381,7 @@ void vw_findings_eval(const struct vw_facts *f, struct vw_findings *out)
 	rule_gpus(f, out);
 	rule_gpu_groups(f, out);
 	rule_host_roles(f, out);
+	rule_bars(f, out);
 	rule_host_tools(f, out);
 	rule_notes(f, out);
 }

@@ -1,6 +1,8 @@
 /* guest.c - `vfiowiz guest-check`: the passthrough as the guest sees it. */
 #include "guest.h"
+#include "bars.h"
 #include "exec.h"
+#include "hypervisor.h"
 #include "json.h"
 #include "report.h"
 
@@ -366,14 +368,114 @@ static void add_gpu_lines(struct vw_guest *g, const struct vw_facts *f)
 	}
 }
 
+/* ---- why a GPU fails, and the fix on this hypervisor --------------------- */
+
+/* Kernel messages of the NVIDIA driver: BAR1 unmapped, RmInitAdapter, Xid. */
+struct nvrm_log {
+	bool bar_zero;		/* "NVRM: BAR1 is 0M @ 0x0" and the like */
+	bool init_failed;	/* "RmInitAdapter failed" */
+	char xids[64];		/* "79, 48" */
+};
+
+static void read_nvrm(const struct vw_sysroot *sr, struct nvrm_log *l)
+{
+	const char *argv[] = { "dmesg", NULL };
+	struct vw_exec_result res;
+	char *line, *save = NULL;
+
+	memset(l, 0, sizeof(*l));
+	if (vw_exec_run(sr, argv, &res, NULL) == 0 && res.status == 0) {
+		for (line = strtok_r(res.output, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+			const char *x;
+			unsigned bar, mb, xid;
+
+			if (!strstr(line, "NVRM"))
+				continue;
+			if ((x = strstr(line, "BAR")) && sscanf(x, "BAR%u is %uM", &bar, &mb) == 2 && mb == 0)
+				l->bar_zero = true;
+			if (strstr(line, "RmInitAdapter failed") || strstr(line, "rm_init_adapter failed"))
+				l->init_failed = true;
+			if ((x = strstr(line, "Xid (")) && (x = strstr(x, "): ")) && sscanf(x + 3, "%u", &xid) == 1) {
+				char num[16];
+
+				snprintf(num, sizeof(num), "%u", xid);
+				if (!strstr(l->xids, num) && strlen(l->xids) + strlen(num) + 3 < sizeof(l->xids))
+					snprintf(l->xids + strlen(l->xids), sizeof(l->xids) - strlen(l->xids), "%s%s",
+						 *l->xids ? ", " : "", num);
+			}
+		}
+	}
+	vw_exec_result_done(&res);
+}
+
+static void check_failures(struct vw_guest *g, const struct vw_sysroot *sr, const struct vw_facts *f,
+			   const struct vw_hv_info *hv)
+{
+	struct nvrm_log log;
+	uint64_t sum64 = 0;
+	bool nvidia = false, fixed = false;	/* the hypervisor's fix given once */
+
+	for (size_t i = 0; i < g->ngpus; i++) {
+		sum64 += vw_bars_sum64(f, &g->gpus[i].dev, 1);
+		nvidia |= f->devs[g->gpus[i].dev].vendor == 0x10de;
+	}
+	read_nvrm(sr, &log);
+	for (size_t i = 0; i < g->ngpus; i++) {
+		const struct vw_pci_dev *d = &f->devs[g->gpus[i].dev];
+
+		for (int b = 0; b < VW_NBARS; b++) {
+			char sz[32];
+
+			if (!vw_bar_unassigned(&d->bars[b]))
+				continue;
+			add(g, "gpu-bar-unassigned", VW_SEV_BLOCKER,
+			    vw_xasprintf(_("%s: BAR %d (%s) has no address in the VM: the VM's MMIO window is too small for it (%s)."),
+					 d->addr, b, vw_size_text(sz, sizeof(sz), d->bars[b].size), vw_hv_title(hv->hv)),
+			    fixed ? NULL : vw_hv_bar_fix(hv->hv, sum64));
+			fixed = true;
+			break;
+		}
+		if (!strcmp(d->driver, "nouveau"))
+			add(g, "gpu-nouveau", VW_SEV_BLOCKER,
+			    vw_xasprintf(_("%s is driven by nouveau, not by NVIDIA's driver: no CUDA, and nvidia-smi sees nothing."), d->addr),
+			    vw_xstrdup(_("In the guest: install NVIDIA's driver, blacklist nouveau (echo 'blacklist nouveau' > /etc/modprobe.d/blacklist-nouveau.conf), rebuild the initramfs (update-initramfs -u, or dracut -f) and reboot.")));
+	}
+	if (nvidia && log.bar_zero)
+		add(g, "nvrm-bar-zero", VW_SEV_BLOCKER,
+		    vw_xasprintf(_("The nvidia driver found a BAR of 0 MiB (NVRM: BAR1 is 0M): the VM did not map the GPU's memory window (%s)."),
+				 vw_hv_title(hv->hv)),
+		    fixed ? NULL : vw_hv_bar_fix(hv->hv, sum64));
+	fixed |= nvidia && log.bar_zero;
+	if (nvidia && log.init_failed)
+		add(g, "nvrm-init-failed", VW_SEV_BLOCKER,
+		    vw_xasprintf(_("The nvidia driver could not initialise a GPU (NVRM: RmInitAdapter failed) on %s: most often the VM's 64-bit MMIO window or address width is too small for the BARs."),
+				 vw_hv_title(hv->hv)),
+		    fixed ? NULL : vw_hv_bar_fix(hv->hv, sum64));
+	if (nvidia && *log.xids)
+		add(g, "nvrm-xid", VW_SEV_WARN,
+		    vw_xasprintf(_("The nvidia driver reported Xid errors: %s."), log.xids),
+		    vw_xstrdup(_("Look the numbers up in NVIDIA's Xid table; Xid 79 (the GPU fell off the bus) in a VM usually means the host's reset of the GPU or its power management, not the guest.")));
+}
+
 int vw_guest_check(struct vw_guest *g, const struct vw_sysroot *sr, const struct vw_facts *f,
 		   struct vw_err *err)
 {
 	bool blocker = false, degraded = false;
+	struct vw_hv_info hv;
 
 	(void)err;
 	memset(g, 0, sizeof(*g));
 	g->nvidia_version = vw_xstrdup("");
+	vw_hv_detect(&hv, sr);
+	if (hv.hv == VW_HV_NONE && f->cpu.hypervisor && !f->cpu.dmi_present) {
+		/* No CPUID leaf recorded, no DMI: a microVM's signature. */
+		hv.hv = VW_HV_FIRECRACKER;
+		free(hv.evidence);
+		hv.evidence = vw_xstrdup("hypervisor CPU flag, no DMI");
+	}
+	g->hv = hv.hv;
+	snprintf(g->hv_cpuid, sizeof(g->hv_cpuid), "%s", hv.cpuid);
+	g->hv_evidence = vw_xstrdup(hv.evidence);
 
 	if (f->cpu.hypervisor)
 		add(g, "in-vm", VW_SEV_OK,
@@ -384,6 +486,9 @@ int vw_guest_check(struct vw_guest *g, const struct vw_sysroot *sr, const struct
 		add(g, "not-a-vm", VW_SEV_INFO,
 		    vw_xstrdup(_("This machine does not look like a VM (no hypervisor CPU flag): guest-check is meant to run inside the VM.")),
 		    NULL);
+	if (hv.hv != VW_HV_NONE)
+		add(g, "hypervisor", VW_SEV_INFO,
+		    vw_xasprintf(_("Hypervisor: %s (%s)."), vw_hv_title(hv.hv), hv.evidence), NULL);
 
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
@@ -429,6 +534,8 @@ int vw_guest_check(struct vw_guest *g, const struct vw_sysroot *sr, const struct
 	} else {
 		add_gpu_lines(g, f);
 	}
+	check_failures(g, sr, f, &hv);
+	vw_hv_done(&hv);
 	if (g->nemulated)
 		add(g, "emulated-display",  VW_SEV_INFO,
 		    vw_xasprintf(ngettext("%zu emulated display adapter ignored.",
@@ -457,6 +564,7 @@ void vw_guest_done(struct vw_guest *g)
 	free(g->gpus);
 	free(g->emulated);
 	free(g->nvidia_version);
+	free(g->hv_evidence);
 	vw_nvlink_topo_done(&g->topo);
 	vw_p2p_done(&g->p2p);
 	vw_nvlink_status_done(&g->links);
@@ -535,6 +643,9 @@ void vw_guest_report_json(struct vw_buf *out, const struct vw_guest *g, const st
 	vw_json_obj_begin(&j, "vm");
 	vw_json_bool(&j, "hypervisor", f->cpu.hypervisor);
 	vw_json_str(&j, "hypervisor_name", f->cpu.hypervisor_name);
+	vw_json_str(&j, "hypervisor_kind", vw_hv_name(g->hv));
+	vw_json_str(&j, "cpuid_vendor", g->hv_cpuid);
+	vw_json_str(&j, "hypervisor_evidence", g->hv_evidence ? g->hv_evidence : "");
 	vw_json_int(&j, "iommu_groups", (long long)f->iommu.ngroups);
 	vw_json_obj_end(&j);
 	vw_json_str(&j, "nvidia_driver", g->nvidia_version);

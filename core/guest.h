@@ -54,6 +54,9 @@ struct vw_guest {
 	struct vw_p2p p2p;
 	struct vw_nvlink_status links;
 	struct vw_findings findings;	/* codes in docs/guest-check.md */
+	int hv;				/* enum vw_hv (hypervisor.h) */
+	char hv_cpuid[13];		/* CPUID 0x40000000 vendor, "" unknown */
+	char *hv_evidence;		/* what told the hypervisor */
 	int exit_code;			/* VW_GUEST_* */
 };
 

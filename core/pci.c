@@ -6,6 +6,7 @@
  * listed (and the program never exits underneath the terminal). */
 #define _GNU_SOURCE
 #include "facts.h"
+#include "bars.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -301,6 +302,7 @@ static void read_sysfs_extras(struct vw_pci_dev *d, int dfd)
 	d->reset_method = attr_line(dfd, "reset_method");
 	if (!d->reset_method)
 		d->reset_method = vw_xstrdup("");
+	vw_bars_read(sr, d);
 }
 
 static void assign_roles(struct vw_facts *f)
@@ -521,5 +523,6 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 	vw_probe_sriov(f, sr);
 	assign_roles(f);
 	build_groups(f, sr);
+	vw_bars_kernel_log(f, sr);
 	return 0;
 }

@@ -18,6 +18,7 @@
 #include <libxml/xmlsave.h>
 
 #include "access.h"
+#include "bars.h"
 #include "exec.h"
 #include "storage.h"
 
@@ -395,14 +396,17 @@ static bool vnc_done(xmlNode *g, const char *password)
 	       !child_with(g, "listen", "type", "network");
 }
 
-/* Loopback, autoport, password: on an existing <graphics type='vnc'>. */
+/* Loopback, autoport, password (NULL: none): on an existing <graphics type='vnc'>. */
 static void vnc_set(xmlNode *g, const char *password)
 {
 	xmlNode *listen;
 
 	xmlSetProp(g, XC("port"), XC("-1"));
 	xmlSetProp(g, XC("autoport"), XC("yes"));
-	xmlSetProp(g, XC("passwd"), XC(password));
+	if (password)
+		xmlSetProp(g, XC("passwd"), XC(password));
+	else
+		xmlUnsetProp(g, XC("passwd"));
 	xmlUnsetProp(g, XC("listen"));
 	xmlUnsetProp(g, XC("websocket"));
 	xmlUnsetProp(g, XC("socket"));
@@ -657,6 +661,203 @@ static int plan_vgpus(xmlNode *root, const struct vw_vm_ctx *ctx)
 	return changed;
 }
 
+/* ---- large BARs ------------------------------------------------------------ */
+
+#define QEMU_NS "http://libvirt.org/schemas/domain/qemu/1.0"
+
+/* libvirt's version on the host as major * 1000 + minor, 0 unknown. */
+static long libvirt_version(const struct vw_sysroot *sr)
+{
+	const char *argv[] = { "virsh", "--version", NULL };
+	struct vw_exec_result res;
+	unsigned maj, min;
+	long v = 0;
+
+	if (vw_exec_run(sr, argv, &res, NULL) == 0 && res.status == 0 &&
+	    sscanf(res.output, "%u.%u", &maj, &min) == 2 && maj < 1000 && min < 1000)
+		v = (long)maj * 1000 + min;
+	vw_exec_result_done(&res);
+	return v;
+}
+
+/* Set "-OPT VALUE" in <qemu:commandline>, in place of an argument starting
+ * with key.  Returns true when the domain changed. */
+static bool qemu_arg_set(xmlNode *root, const char *opt, const char *key, const char *value)
+{
+	xmlNs *ns = xmlSearchNsByHref(root->doc, root, XC(QEMU_NS));
+	xmlNode *cl = NULL, *a;
+
+	if (!ns)
+		ns = xmlNewNs(root, XC(QEMU_NS), XC("qemu"));
+	for (xmlNode *n = root->children; n; n = n->next)
+		if (is_elem(n, "commandline") && n->ns == ns)
+			cl = n;
+	if (!cl)
+		cl = xmlNewChild(root, ns, XC("commandline"), NULL);
+	for (xmlNode *n = cl->children, *next; n; n = next) {
+		xmlChar *v = is_elem(n, "arg") ? xmlGetProp(n, XC("value")) : NULL;
+
+		next = n->next;
+		if (v && vw_startswith((const char *)v, key)) {
+			xmlNode *prev = n->prev;
+			bool same = xmlStrcmp(v, XC(value)) == 0 && is_elem(prev, "arg") &&
+				    attr_is(prev, "value", opt);
+
+			xmlFree(v);
+			if (same)
+				return false;
+			if (is_elem(prev, "arg") && attr_is(prev, "value", opt))
+				drop(prev);
+			drop(n);
+			continue;
+		}
+		xmlFree(v);
+	}
+	a = xmlNewChild(cl, ns, XC("arg"), NULL);
+	xmlSetProp(a, XC("value"), XC(opt));
+	a = xmlNewChild(cl, ns, XC("arg"), NULL);
+	xmlSetProp(a, XC("value"), XC(value));
+	return true;
+}
+
+/* The host's physical address width for the guest: <maxphysaddr
+ * mode='passthrough'/> (libvirt 8.7 and later, host-passthrough only), or
+ * QEMU's host-phys-bits through <qemu:commandline> on older libvirt. */
+static bool set_phys_bits(xmlNode *root, long version)
+{
+	xmlNode *cpu = child(root, "cpu"), *mp;
+	bool changed = false;
+
+	if (!cpu) {
+		cpu = new_child(root, child(root, "clock"), "cpu");
+		changed = true;
+	}
+	if (!attr_is(cpu, "mode", "host-passthrough")) {
+		xmlSetProp(cpu, XC("mode"), XC("host-passthrough"));
+		xmlSetProp(cpu, XC("check"), XC("none"));
+		drop(child(cpu, "model"));
+		drop(child(cpu, "vendor"));
+		changed = true;
+	}
+	if (version && version < 8007)
+		return qemu_arg_set(root, "-global", "host-x86_64-cpu.host-phys-bits=",
+				    "host-x86_64-cpu.host-phys-bits=on") || changed;
+	mp = child(cpu, "maxphysaddr");
+	if (mp && attr_is(mp, "mode", "passthrough") && !xmlHasProp(mp, XC("limit")))
+		return changed;
+	drop(mp);
+	mp = xmlNewNode(NULL, XC("maxphysaddr"));
+	if (child(cpu, "topology"))
+		xmlAddNextSibling(child(cpu, "topology"), mp);
+	else
+		xmlAddChild(cpu, mp);
+	xmlSetProp(mp, XC("mode"), XC("passthrough"));
+	return true;
+}
+
+static bool is_q35_efi(xmlNode *root)
+{
+	xmlNode *os = child(root, "os"), *type = child(os, "type");
+	xmlChar *m = type ? xmlGetProp(type, XC("machine")) : NULL;
+	bool q35 = m && strstr((const char *)m, "q35");
+
+	xmlFree(m);
+	return q35 && (attr_is(os, "firmware", "efi") || child(os, "loader"));
+}
+
+/* The VM side of large BARs.  Returns 1 when the domain changed, 0 when it
+ * had it all (or the BARs need nothing), or < 0. */
+static int plan_bars(xmlNode *root, const struct vw_vm_ctx *ctx, struct vw_vm_info *info,
+		     struct vw_err *err)
+{
+	struct vw_vm_bars b;
+	char max[32], *fw;
+	long version;
+	bool changed;
+
+	vw_vm_bars_get(ctx->facts, ctx->unit, &b);
+	if (b.large && !is_q35_efi(root))
+		return vw_err_set(err, -EINVAL,
+				  _("the domain %s is not a q35 machine with OVMF (UEFI): a %s BAR cannot be mapped there; create a new VM instead"),
+				  ctx->choices->vm.name, vw_size_text(max, sizeof(max), b.max));
+	if (!b.mmio_mb)
+		return 0;
+	version = libvirt_version(ctx->sr);
+	if (version && version < 8007)
+		vw_vm_info_note(info, _("libvirt %ld.%ld is older than 8.7 and has no <maxphysaddr>: the host's physical address width is passed to QEMU with -global host-x86_64-cpu.host-phys-bits=on in <qemu:commandline>."),
+				version / 1000, version % 1000);
+	else if (!version)
+		vw_vm_info_note(info, _("libvirt's version could not be read: <maxphysaddr mode='passthrough'/> needs libvirt 8.7 or later."));
+	changed = set_phys_bits(root, version);
+	fw = vw_vm_mmio_fwcfg(&b);
+	changed |= qemu_arg_set(root, "-fw_cfg", "name=opt/ovmf/X-PciMmio64Mb,", fw);
+	free(fw);
+	return changed;
+}
+
+/* ---- installation media -------------------------------------------------- */
+
+/* The installer and the virtio-win ISO as SATA CD-ROMs after the disk; the
+ * installer boots first, then the disk (per-device boot order, so the
+ * <os><boot dev=...> entries go). */
+static int plan_cdroms(xmlNode *root, const struct vw_vm_ctx *ctx, struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &ctx->choices->vm;
+	const char *isos[] = { vm->install_iso, vm->virtio_iso };
+	const char *what[] = { N_("installer ISO"), N_("virtio-win ISO") };
+	xmlNode *devices = child(root, "devices"), *os = child(root, "os"), *disk, *after, *b;
+	char tdev[] = "sda";
+	int order = 1, rc;
+
+	if (!vm->install_iso[0] && !vm->virtio_iso[0])
+		return 0;
+	disk = child_with(devices, "disk", "device", "disk");
+	for (size_t i = 0; i < VW_ARRAY_SIZE(isos); i++)
+		if (isos[i][0] && (rc = vw_vm_check_iso(ctx->sr, isos[i], _(what[i]), err)) < 0)
+			return rc;
+	while ((b = child(os, "boot")))
+		drop(b);
+	after = disk;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(isos); i++) {
+		xmlNode *cd, *n;
+
+		if (!isos[i][0])
+			continue;
+		cd = xmlNewNode(NULL, XC("disk"));
+		if (after)
+			xmlAddNextSibling(after, cd);
+		else
+			xmlAddChild(devices, cd);
+		after = cd;
+		xmlSetProp(cd, XC("type"), XC("file"));
+		xmlSetProp(cd, XC("device"), XC("cdrom"));
+		n = xmlNewChild(cd, NULL, XC("driver"), NULL);
+		xmlSetProp(n, XC("name"), XC("qemu"));
+		xmlSetProp(n, XC("type"), XC("raw"));
+		n = xmlNewChild(cd, NULL, XC("source"), NULL);
+		xmlSetProp(n, XC("file"), XC(isos[i]));
+		n = xmlNewChild(cd, NULL, XC("target"), NULL);
+		xmlSetProp(n, XC("dev"), XC(tdev));
+		xmlSetProp(n, XC("bus"), XC("sata"));
+		tdev[2]++;
+		xmlNewChild(cd, NULL, XC("readonly"), NULL);
+		if (i == 0) {
+			n = xmlNewChild(cd, NULL, XC("boot"), NULL);
+			set_attrf(n, "order", "%d", order++);
+		}
+	}
+	if (disk) {
+		drop(child(disk, "boot"));
+		b = xmlNewNode(NULL, XC("boot"));
+		if (child(disk, "target"))
+			xmlAddNextSibling(child(disk, "target"), b);
+		else
+			xmlAddChild(disk, b);
+		set_attrf(b, "order", "%d", order);
+	}
+	return 0;
+}
+
 /* ---- output ------------------------------------------------------------------ */
 
 static bool has_password(xmlNode *n)
@@ -726,8 +927,10 @@ static bool libvirt_detect(const struct vw_sysroot *sr, const struct vw_facts *f
 	return false;
 }
 
+/* install: keep a VNC display on 127.0.0.1 for the OS installation
+ * although VNC was not chosen (Windows Setup, or an installer ISO). */
 static int build_new(xmlDoc **docp, const struct vw_vm_ctx *ctx, const char *ours,
-		     struct disk_plan *dp, bool code43, struct vw_err *err)
+		     struct disk_plan *dp, bool code43, bool install, struct vw_err *err)
 {
 	const struct vw_choices *c = ctx->choices;
 	const char *tname = c->vm.guest_os == VW_GUEST_WINDOWS ? "libvirt-windows.xml" : "libvirt-linux.xml";
@@ -743,7 +946,7 @@ static int build_new(xmlDoc **docp, const struct vw_vm_ctx *ctx, const char *our
 	set_text(child(root, "name"), c->vm.name);
 	set_sizes(root, &c->vm);
 	rc = plan_disk(devices, ctx, ours, dp, err);
-	if (rc < 0)
+	if (rc < 0 || (rc = plan_cdroms(root, ctx, err)) < 0)
 		return rc;
 	if (code43) {
 		if (!code43_done(root) && (rc = add_code43(root, err)) < 0)
@@ -751,12 +954,12 @@ static int build_new(xmlDoc **docp, const struct vw_vm_ctx *ctx, const char *our
 	} else {
 		remove_code43(root);
 	}
-	if (c->access.vnc) {
+	if (c->access.vnc || install) {
 		xmlNode *g = child_with(devices, "graphics", "type", "vnc");
 
 		if (!g)
 			return vw_err_set(err, -EINVAL, _("the template %s has no VNC display"), tname);
-		vnc_set(g, c->access.vnc_password);
+		vnc_set(g, c->access.vnc ? c->access.vnc_password : NULL);
 	} else {
 		drop(child_with(devices, "graphics", "type", "vnc"));
 		drop(child_with(devices, "input", "type", "tablet"));
@@ -810,12 +1013,14 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 					name);
 			goto out;
 		}
-		rc = build_new(&doc, ctx, ours, &dp, code43, err);
+		info->install_display = !c->access.vnc &&
+					(c->vm.guest_os == VW_GUEST_WINDOWS || c->vm.install_iso[0]);
+		rc = build_new(&doc, ctx, ours, &dp, code43, info->install_display, err);
 		if (rc < 0)
 			goto out;
 		root = xmlDocGetRootElement(doc);
 		rc = plan_hostdevs(root, ctx, slots, nslots, err);
-		if (rc < 0)
+		if (rc < 0 || (rc = plan_bars(root, ctx, info, err)) < 0)
 			goto out;
 		plan_mdevs(root, ctx);
 		plan_vgpus(root, ctx);
@@ -847,6 +1052,9 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		changed |= rc > 0;
 		changed |= plan_mdevs(root, ctx) > 0;
 		changed |= plan_vgpus(root, ctx) > 0;
+		if ((rc = plan_bars(root, ctx, info, err)) < 0)
+			goto out;
+		changed |= rc > 0;
 		if (code43 && !code43_done(root)) {
 			if ((rc = add_code43(root, err)) < 0)
 				goto out;
@@ -896,9 +1104,18 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		vw_plan_add_post(p, cmd);
 		free(cmd);
 	}
-	if (!c->vm.existing && c->vm.guest_os == VW_GUEST_WINDOWS)
+	if (!c->vm.existing && c->vm.guest_os == VW_GUEST_WINDOWS && !c->vm.virtio_iso[0])
 		vw_vm_info_note(info, _("Windows Setup needs the virtio-win drivers to see the virtio disk: attach the Windows installer and the virtio-win ISO as CD-ROMs before the first start (virt-manager, or virt-xml %s --add-device --disk PATH,device=cdrom)."),
 				name);
+	if (!c->vm.existing && c->vm.install_iso[0])
+		vw_vm_info_note(info, _("The installer ISO boots first, then the disk: once the OS is installed, eject it with virsh change-media %s sda --eject --config."),
+				name);
+	if (c->vm.existing && (c->vm.install_iso[0] || c->vm.virtio_iso[0]))
+		vw_vm_info_note(info, _("The ISOs are attached to new VMs only: add them to %s with virt-xml %s --add-device --disk PATH,device=cdrom."),
+				name, name);
+	if (info->install_display)
+		vw_vm_info_note(info, _("For the installation the VM keeps a VNC display on the host's 127.0.0.1 only, without a password: open it from your machine with virt-viewer -c qemu+ssh://USER@HOST/system %s (or ssh -L 5900:127.0.0.1:5900 USER@HOST and a VNC viewer on localhost:5900). Once Remote Desktop works, remove it: virsh edit %s, delete the <graphics type='vnc'> element and set <model type='none'/> in <video>."),
+				name, name);
 	if (dp.create)
 		vw_vm_info_note(info, _("A new %ld GiB disk image %s is created by qemu-img after the domain file is written."),
 				dp.size_gib, dp.path);

@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bars.h"
 #include "exec.h"
 #include "storage.h"
 
@@ -525,6 +526,157 @@ static void plan_cpu_hidden(struct conf *c)
 	free(copy);
 }
 
+/* Large BARs: phys-bits=host on cpu and OVMF's MMIO window through args.
+ * Returns 0 or a negative code with err set. */
+static int plan_bars(struct conf *c, const struct vw_vm_ctx *ctx)
+{
+	static const char key[] = "-fw_cfg name=opt/ovmf/X-PciMmio64Mb,";
+	struct vw_vm_bars b;
+	struct vw_buf out = VW_BUF_INIT;
+	const char *v = conf_get(c, "cpu");
+	char *copy, *save = NULL, *fw, *want, *hit;
+	bool first = true;
+
+	vw_vm_bars_get(ctx->facts, ctx->unit, &b);
+	if (!b.mmio_mb)
+		return 0;
+	copy = vw_xstrdup(v && *v ? v : "host");
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (vw_startswith(t, "phys-bits="))
+			continue;
+		vw_buf_printf(&out, "%s%s", first ? "" : ",", t);
+		first = false;
+	}
+	vw_buf_adds(&out, ",phys-bits=host");
+	conf_set(c, "cpu", out.data);
+	vw_buf_done(&out);
+	free(copy);
+
+	fw = vw_vm_mmio_fwcfg(&b);
+	want = vw_xasprintf("-fw_cfg %s", fw);
+	v = conf_get(c, "args");
+	copy = vw_xstrdup(v ? v : "");
+	if (!strstr(copy, want)) {
+		while ((hit = strstr(copy, key))) {
+			size_t n = strcspn(hit + sizeof(key) - 1, " ") + sizeof(key) - 1;
+
+			memmove(hit, hit + n, strlen(hit + n) + 1);
+		}
+		vw_buf_adds(&out, vw_strtrim(copy));
+		vw_buf_printf(&out, "%s%s", out.len ? " " : "", want);
+		conf_set(c, "args", out.data);
+		vw_buf_done(&out);
+	}
+	free(copy);
+	free(want);
+	free(fw);
+	return 0;
+}
+
+/* The path of the directory storage name ("dir: name" ... "path P") in
+ * storage.cfg; "local" is /var/lib/vz unless the file says otherwise.
+ * NULL when unknown.  Caller frees. */
+static char *dir_storage_path(const struct vw_sysroot *sr, const char *name)
+{
+	char *text = NULL, *found = NULL;
+	bool in = false;
+
+	if (vw_sysroot_read(sr, "etc/pve/storage.cfg", &text, NULL, CONF_MAX, NULL) == 0) {
+		for (char *line = text, *next; line && !found; line = next) {
+			next = strchr(line, '\n');
+			if (next)
+				*next++ = '\0';
+			if (!isspace((unsigned char)line[0]) && strchr(line, ':')) {
+				in = vw_startswith(line, "dir:") && !strcmp(vw_strtrim(strchr(line, ':') + 1), name);
+			} else if (in) {
+				char *t = vw_strtrim(line);
+
+				if (vw_startswith(t, "path") && isspace((unsigned char)t[4]))
+					found = vw_xstrdup(vw_strtrim(t + 4));
+			}
+		}
+		free(text);
+	}
+	if (!found && !strcmp(name, "local"))
+		found = vw_xstrdup("/var/lib/vz");
+	return found;
+}
+
+/* An ISO of the answers as a Proxmox volume: STORAGE:iso/NAME stays (and
+ * must exist when the storage is a directory we know); an absolute path in
+ * a directory storage's template/iso/ becomes its volume.  Returns 0 with
+ * *vol (caller frees), or a negative code with err set. */
+static int iso_volume(const struct vw_sysroot *sr, const char *iso, const char *what, char **vol,
+		      struct vw_err *err)
+{
+	const char *colon = strchr(iso, ':');
+	char *storage, *dir, *file;
+	int rc = 0;
+
+	*vol = NULL;
+	if (iso[0] == '/') {
+		const char *slash = strrchr(iso, '/'), *iso_dir = strstr(iso, "/template/iso/");
+		char *base = iso_dir ? vw_xstrndup(iso, (size_t)(iso_dir - iso)) : NULL;
+
+		/* /var/lib/vz/template/iso/X.iso on the "local" storage. */
+		dir = dir_storage_path(sr, "local");
+		if (!base || slash != iso_dir + strlen("/template/iso") || !dir || strcmp(base, dir) != 0)
+			rc = vw_err_set(err, -EINVAL,
+					_("%s: Proxmox takes ISOs from a storage: copy %s to /var/lib/vz/template/iso/ and give local:iso/%s"),
+					what, iso, slash + 1);
+		else if ((rc = vw_vm_check_iso(sr, iso, what, err)) == 0)
+			*vol = vw_xasprintf("local:iso/%s", slash + 1);
+		free(base);
+		free(dir);
+		return rc;
+	}
+	storage = vw_xstrndup(iso, (size_t)(colon - iso));
+	dir = dir_storage_path(sr, storage);
+	file = dir ? vw_xasprintf("%s/template/%s", dir, colon + 1) : NULL;
+	if (file && !vw_sysroot_exists(sr, file + 1))
+		rc = vw_err_set(err, -ENOENT, _("%s: %s does not exist on this host (%s)"), what, iso, file);
+	else
+		*vol = vw_xstrdup(iso);
+	free(file);
+	free(dir);
+	free(storage);
+	return rc;
+}
+
+/* The installer (ide2, boots first) and virtio-win (ide0) CD-ROMs. */
+static int plan_cdroms(struct conf *c, const struct vw_vm_ctx *ctx, struct vw_err *err)
+{
+	const struct vw_vm_choices *vm = &ctx->choices->vm;
+	char *vol, *val;
+	int rc;
+
+	if (vm->virtio_iso[0]) {
+		if ((rc = iso_volume(ctx->sr, vm->virtio_iso, _("virtio-win ISO"), &vol, err)) < 0)
+			return rc;
+		val = vw_xasprintf("%s,media=cdrom", vol);
+		conf_set(c, "ide0", val);
+		free(val);
+		free(vol);
+	}
+	if (vm->install_iso[0]) {
+		const char *boot = conf_get(c, "boot");
+
+		if ((rc = iso_volume(ctx->sr, vm->install_iso, _("installer ISO"), &vol, err)) < 0)
+			return rc;
+		val = vw_xasprintf("%s,media=cdrom", vol);
+		conf_set(c, "ide2", val);
+		free(val);
+		free(vol);
+		if (!boot || !strstr(boot, "ide2")) {
+			val = vw_xasprintf("order=ide2%s%s", boot && vw_startswith(boot, "order=") ? ";" : "",
+					   boot && vw_startswith(boot, "order=") ? boot + 6 : "");
+			conf_set(c, "boot", val);
+			free(val);
+		}
+	}
+	return 0;
+}
+
 /* ---- cluster mapping -------------------------------------------------------------- */
 
 static void mapping_text(struct vw_buf *out, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
@@ -616,6 +768,25 @@ static int disk_value(const struct vw_vm_ctx *ctx, const char *storage, bool reu
 }
 
 /* The template's lines, expanded, as a conf. */
+/* The q35 machine pinned to the host's QEMU ("pc-q35-8.1", from `kvm
+ * --version`), as Proxmox pins it for Windows guests so that an upgrade of
+ * QEMU does not change the guest's hardware; "q35" when unknown. */
+static char *machine_type(const struct vw_sysroot *sr)
+{
+	const char *argv[] = { "kvm", "--version", NULL };
+	struct vw_exec_result res;
+	const char *v;
+	unsigned maj, min;
+	char *m = NULL;
+
+	if (vw_exec_run(sr, argv, &res, NULL) == 0 && res.status == 0 &&
+	    (v = strstr(res.output, "version ")) && sscanf(v + 8, "%u.%u", &maj, &min) == 2 && maj < 100 &&
+	    min < 100)
+		m = vw_xasprintf("pc-q35-%u.%u", maj, min);
+	vw_exec_result_done(&res);
+	return m ? m : vw_xstrdup("q35");
+}
+
 static int template_conf(struct conf *t, const struct vw_vm_ctx *ctx, long vmid, const char *storage,
 			 const char *disk, const char *node, struct vw_err *err)
 {
@@ -629,14 +800,17 @@ static int template_conf(struct conf *t, const struct vw_vm_ctx *ctx, long vmid,
 	snprintf(cores, sizeof(cores), "%ld", vm->vcpus);
 	snprintf(memory, sizeof(memory), "%ld", vm->memory_mib);
 	{
+		char *machine = machine_type(ctx->sr);
 		const struct vw_tvar vars[] = {
 			{ "NAME", vm->name }, { "CORES", cores }, { "MEMORY", memory },
 			{ "STORAGE", storage }, { "DISK", disk }, { "MAC", mac },
+			{ "MACHINE", machine },
 		};
 
 		rc = vw_template_load(tname, &text, &len, err);
 		if (rc == 0)
 			rc = vw_template_expand(&out, text, len, vars, VW_ARRAY_SIZE(vars), tname, err);
+		free(machine);
 	}
 	if (rc == 0)
 		conf_parse(t, out.data, true);
@@ -660,6 +834,10 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 	const struct vw_choices *ch = ctx->choices;
 	const struct vw_vm_choices *vm = &ch->vm;
 	bool code43 = vw_vm_code43(ch, ctx->facts, ctx->unit), primary = !ch->access.vnc;
+	/* A new VM keeps its emulated display (Proxmox's console) for the
+	 * installation when VNC was not chosen: the GPU is not primary yet. */
+	bool install = !vm->existing && !ch->access.vnc &&
+		       (vm->guest_os == VW_GUEST_WINDOWS || vm->install_iso[0]);
 	bool reuse = false, q35;
 	long vmid = vm->vmid;
 	char *text = NULL, *path = NULL, *data = NULL, *storage = NULL, *node = node_name(ctx->sr);
@@ -770,10 +948,25 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 	if (vm->existing && (!(v = conf_get(&c, "bios")) || strcmp(v, "ovmf") != 0))
 		vw_vm_info_note(info, _("VM %ld boots with SeaBIOS and keeps it: switching an installed guest to OVMF would leave it unbootable."),
 				vmid);
+	{
+		struct vw_vm_bars b;
+		char max[32];
+
+		vw_vm_bars_get(ctx->facts, ctx->unit, &b);
+		if (b.large && (!q35 || !(v = conf_get(&c, "bios")) || strcmp(v, "ovmf") != 0)) {
+			rc = vw_err_set(err, -EINVAL,
+					_("VM %ld is not a q35 machine with OVMF (UEFI): a %s BAR cannot be mapped there; create a new VM instead"),
+					vmid, vw_size_text(max, sizeof(max), b.max));
+			goto out;
+		}
+	}
+	if (install)
+		primary = false;
+	info->install_display = install;
 	rc = plan_hostpci(&c, ctx, slots, nslots, q35, primary, err);
 	if (rc == 0)
 		rc = plan_mdev_hostpci(&c, ctx, q35, err);
-	if (rc < 0)
+	if (rc < 0 || (rc = plan_bars(&c, ctx)) < 0 || (!vm->existing && (rc = plan_cdroms(&c, ctx, err)) < 0))
 		goto out;
 	if (code43)
 		plan_cpu_hidden(&c);
@@ -851,8 +1044,14 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 			mapping_text(&cmds, ctx, slots, nslots, vmid, node);
 		info->commands = vw_buf_steal(&cmds);
 	}
-	if (!vm->existing && vm->guest_os == VW_GUEST_WINDOWS)
+	if (!vm->existing && vm->guest_os == VW_GUEST_WINDOWS && !vm->virtio_iso[0])
 		vw_vm_info_note(info, _("Windows Setup needs the virtio-win drivers to see the virtio-scsi disk: add the Windows installer and the virtio-win ISO as CD-ROMs (Hardware, Add, CD/DVD Drive) before the first start."));
+	if (vm->existing && (vm->install_iso[0] || vm->virtio_iso[0]))
+		vw_vm_info_note(info, _("The ISOs are attached to new VMs only: add them to VM %ld with qm set %ld --ide2 VOLUME,media=cdrom."),
+				vmid, vmid);
+	if (install)
+		vw_vm_info_note(info, _("For the installation VM %ld keeps its emulated display: use Proxmox's console (noVNC, in the web interface). Once Remote Desktop works, make the GPU the primary display: qm set %ld --vga none, and add x-vga=1 to the GPU's hostpci line (only for a GPU with a VGA function)."),
+				vmid, vmid);
 	if (ch->access.vnc)
 		vw_vm_info_note(info, _("The emulated display stays (for Proxmox's console): the GPU is a second display. Without VNC in the answers the GPU becomes the primary display (x-vga=1, vga: none)."));
 	vw_vm_info_note(info, _("Start the VM with: qm start %ld"), vmid);

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "datadir.h"
+#include "bars.h"
 #include "storage.h"
 
 /* ---- templates ----------------------------------------------------------- */
@@ -440,6 +441,47 @@ const struct vw_vm_ops *vw_vm_detect(const struct vw_sysroot *sr, const struct v
 	return NULL;
 }
 
+int vw_vm_check_iso(const struct vw_sysroot *sr, const char *path, const char *what,
+		    struct vw_err *err)
+{
+	if (path[0] != '/')
+		return vw_err_set(err, -EINVAL, _("%s: %s is not an absolute path"), what, path);
+	if (!vw_sysroot_exists(sr, path + 1) || vw_sysroot_is_dir(sr, path + 1))
+		return vw_err_set(err, -ENOENT, _("%s: %s does not exist on this host"), what, path);
+	return 0;
+}
+
+void vw_vm_bars_get(const struct vw_facts *f, const struct vw_unit *u, struct vw_vm_bars *b)
+{
+	memset(b, 0, sizeof(*b));
+	for (size_t i = 0; u && i < u->n; i++) {
+		b->sum64 += vw_bars_sum64(f, &u->m[i].dev, 1);
+		if (vw_bars_max(f, &u->m[i].dev, 1) > b->max)
+			b->max = vw_bars_max(f, &u->m[i].dev, 1);
+	}
+	b->mmio_mb = vw_bars_mmio_mb(b->sum64);
+	b->large = b->max >= VW_BAR_LARGE;
+}
+
+char *vw_vm_mmio_fwcfg(const struct vw_vm_bars *b)
+{
+	return vw_xasprintf("name=opt/ovmf/X-PciMmio64Mb,string=%llu", (unsigned long long)b->mmio_mb);
+}
+
+/* Notes shared by the back ends: the window, and memory for big guests. */
+static void bars_notes(struct vw_vm_info *info, const struct vw_vm_bars *b, long memory_mib)
+{
+	char sum[32], max[32], win[32];
+
+	if (b->mmio_mb)
+		vw_vm_info_note(info, _("The GPU's 64-bit BARs add up to %s (the largest is %s): the VM gets a %s MMIO window above 4 GiB (OVMF's X-PciMmio64Mb) and the host CPU's physical address width, or its firmware could not map them."),
+				vw_size_text(sum, sizeof(sum), b->sum64), vw_size_text(max, sizeof(max), b->max),
+				vw_size_text(win, sizeof(win), b->mmio_mb << 20));
+	if (memory_mib >= 100 * 1024)
+		vw_vm_info_note(info, _("A %ld GiB guest: reserve 1 GiB huge pages for it on the host (kernel parameters default_hugepagesz=1G hugepagesz=1G hugepages=%ld) and back the VM with them (libvirt <memoryBacking><hugepages/></memoryBacking>, Proxmox hugepages: 1024). VFIO pins all of the guest's memory at start: without huge pages that takes minutes and the host must have it free."),
+				memory_mib / 1024, (memory_mib + 1023) / 1024);
+}
+
 int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
 		    const struct vw_choices *c, const struct vw_unit *u, struct vw_vm_info *info,
 		    struct vw_err *err)
@@ -472,5 +514,14 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
 		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),
 				ops->name);
-	return ops->plan(p, &ctx, info, err);
+	{
+		struct vw_vm_bars b;
+		int rc = ops->plan(p, &ctx, info, err);
+
+		if (rc == 0) {
+			vw_vm_bars_get(f, u, &b);
+			bars_notes(info, &b, vm->memory_mib);
+		}
+		return rc;
+	}
 }

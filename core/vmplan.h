@@ -4,7 +4,15 @@
  * Each VM target is a back end: a const struct vw_vm_ops with detect() and
  * plan() (as pciutils' struct pci_methods).  Back ends only add changes to a
  * plan (core/change.h); they never write and never run anything but the
- * read-only `virsh dumpxml` of an existing domain on a live host.
+ * read-only `virsh dumpxml` of an existing domain and `virsh --version` on
+ * a live host.
+ *
+ * Large BARs (A100/H100/H200): the unit's 64-bit BARs size the guest's MMIO
+ * window (vw_vm_bars_get); libvirt gets <maxphysaddr mode='passthrough'/>
+ * (8.7+; QEMU's host-phys-bits through <qemu:commandline> before) and
+ * `-fw_cfg name=opt/ovmf/X-PciMmio64Mb,string=MB`; Proxmox `cpu:
+ * ...,phys-bits=host` and `args: -fw_cfg ...`.  A BAR of 32 GiB or more
+ * needs q35 and OVMF: an existing VM without them is refused.
  *
  *  - libvirt: a new domain starts from templates/libvirt-<os>.xml; an existing
  *    one is read (etc/libvirt/qemu/NAME.xml under a sysroot, `virsh dumpxml
@@ -91,6 +99,20 @@ void vw_vm_slots_free(struct vw_vm_slot *slots, size_t n);
  * and an NVIDIA GPU in the unit. */
 bool vw_vm_code43(const struct vw_choices *c, const struct vw_facts *f, const struct vw_unit *u);
 
+/* ---- large BARs ------------------------------------------------------------ */
+
+/* The unit's BARs, as the VM must map them (core/bars.h). */
+struct vw_vm_bars {
+	uint64_t sum64;		/* bytes of 64-bit memory BARs, every member */
+	uint64_t max;		/* the largest BAR */
+	uint64_t mmio_mb;	/* OVMF's X-PciMmio64Mb; 0: the default window fits */
+	bool large;		/* a BAR >= VW_BAR_LARGE: q35 and OVMF required */
+};
+
+void vw_vm_bars_get(const struct vw_facts *f, const struct vw_unit *u, struct vw_vm_bars *b);
+/* The fw_cfg value: "name=opt/ovmf/X-PciMmio64Mb,string=MB".  Caller frees. */
+char *vw_vm_mmio_fwcfg(const struct vw_vm_bars *b);
+
 /* ---- back ends ----------------------------------------------------------- */
 
 /* What the VM step planned: for the access step and for people. */
@@ -103,6 +125,9 @@ struct vw_vm_info {
 	bool created;		/* a new VM (not an existing one modified) */
 	char *config_path;	/* root-relative file the plan writes */
 	bool vnc;		/* host-side VNC on 127.0.0.1 was planned (libvirt) */
+	bool install_display;	/* a display kept for the OS installation
+				   although VNC was not chosen: libvirt VNC on
+				   127.0.0.1, Proxmox's emulated VGA (noVNC) */
 	char *commands;		/* equivalent commands for people (qm create/set,
 				   a pci.cfg mapping), one a line; "" none */
 	char **notes;		/* translated, one paragraph each; NULL-terminated,
@@ -192,6 +217,12 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 /* libvirt domain names we accept: [A-Za-z0-9._+-], not starting with '.',
  * at most 64 bytes (the name becomes a file name of ours). */
 bool vw_vm_name_ok(const char *name);
+
+/* Check an ISO of the answers (install_iso, virtio_iso) for libvirt: an
+ * absolute path that exists under sr.  Returns 0 or a negative code with
+ * err set (what names the ISO for the message). */
+int vw_vm_check_iso(const struct vw_sysroot *sr, const char *path, const char *what,
+		    struct vw_err *err);
 
 /* Check that the block device path (a /dev path, by-id links welcome) can
  * be given whole to the VM: it exists under sr and neither it nor one of its

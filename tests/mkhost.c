@@ -86,6 +86,12 @@
  *                     has several functions)
  *   override=DRV      driver_override ("(null)")   power=D0   d3cold=0|1
  *   enable=0|1        (default 1 when a driver is bound)
+ *   barN=SIZE[,64][,pref][,io][,unset][,at=ADDR]
+ *                     BAR N (0-5) in `resource`: SIZE with K/M/G/T (256G);
+ *                     64-bit BARs are placed from 32 TiB up, the others
+ *                     from 3 GiB up (aligned to their size) unless at= says
+ *                     where; unset: no address (the kernel's UNSET flag)
+ *   rebarN=HEX        resourceN_resize (Resizable BAR sizes, bit n = 2^n MiB)
  * Bad input, for robustness tests:
  *   ATTR_raw=TEXT     write TEXT instead of the attribute (vendor_raw=zzz);
  *                     for links (driver, iommu_group, subsystem) the target
@@ -230,6 +236,8 @@ struct dev {
 	struct kv *raw;
 	int nraw;
 	char *path;			/* sys/devices/pci0000:00/.../0000:01:00.0 */
+	uint64_t bar_start[6], bar_size[6], rebar[6];
+	unsigned long bar_flags[6];
 };
 
 struct group {
@@ -405,6 +413,59 @@ static unsigned long parse_num(const char *s, int base, unsigned long max, const
 	if (!*s || *end || errno || v > max || *s == '-')
 		bad(line, "bad %s \"%s\"", what, s);
 	return v;
+}
+
+/* barN=SIZE[,64][,pref][,io][,unset][,at=ADDR]: IORESOURCE_* flags as the
+ * kernel prints them (MEM 0x200, PREFETCH 0x2000, SIZEALIGN 0x40000, MEM_64
+ * 0x100000, UNSET 0x20000000; the low bits copy the BAR's own type bits). */
+static void parse_bar(struct dev *d, int n, const char *v, int line)
+{
+	static uint64_t next64 = (uint64_t)32 << 40, next32 = (uint64_t)3 << 30;
+	char *end;
+	uint64_t size = strtoull(v, &end, 0), at = 0;
+	unsigned long fl = 0x40200;
+	bool unset = false, have_at = false;
+
+	switch (*end) {
+	case 'T': size <<= 10; /* fall through */
+	case 'G': size <<= 10; /* fall through */
+	case 'M': size <<= 10; /* fall through */
+	case 'K': size <<= 10; end++; break;
+	}
+	if (!size || (size & (size - 1)))
+		bad(line, "bar%d: size must be a power of two: %s", n, v);
+	while (*end == ',') {
+		char *o = end + 1;
+		size_t l = strcspn(o, ",");
+
+		if (l == 2 && !strncmp(o, "64", 2))
+			fl |= 0x100004;
+		else if (l == 4 && !strncmp(o, "pref", 4))
+			fl |= 0x2008;
+		else if (l == 2 && !strncmp(o, "io", 2))
+			fl = (fl & ~0x200UL) | 0x101;
+		else if (l == 5 && !strncmp(o, "unset", 5))
+			unset = true;
+		else if (!strncmp(o, "at=", 3))
+			at = strtoull(o + 3, NULL, 0), have_at = true;
+		else
+			bad(line, "bar%d: unknown option \"%.*s\"", n, (int)l, o);
+		end = o + l;
+	}
+	if (*end)
+		bad(line, "bar%d: bad value \"%s\"", n, v);
+	if (unset) {
+		fl |= 0x20000000;
+		at = 0;
+	} else if (!have_at) {
+		uint64_t *next = (fl & 0x100000) ? &next64 : &next32;
+
+		at = (*next + size - 1) & ~(size - 1);
+		*next = at + size;
+	}
+	d->bar_start[n] = at;
+	d->bar_size[n] = size;
+	d->bar_flags[n] = fl;
 }
 
 static long parse_int(const char *s, const char *what, int line)
@@ -639,6 +700,10 @@ static void parse_dev(struct host *h, char **tok, int n, int line)
 			d->enable = parse_bool(v, "enable", line);
 		} else if (!strcmp(k, "config_len")) {
 			d->config_len = parse_num(v, 10, 4096, "config_len", line);
+		} else if (!strncmp(k, "bar", 3) && k[3] >= '0' && k[3] <= '5' && !k[4]) {
+			parse_bar(d, k[3] - '0', v, line);
+		} else if (!strncmp(k, "rebar", 5) && k[5] >= '0' && k[5] <= '5' && !k[6]) {
+			d->rebar[k[5] - '0'] = strtoull(v, NULL, 16);
 		} else if (!strcmp(k, "omit")) {
 			for (char *a = v; *a; ) {
 				size_t l = strcspn(a, ",");
@@ -1462,8 +1527,23 @@ static void write_dev(struct host *h, struct dev *d)
 
 	/* With CONFIG_PCI_IOV the kernel prints 13 resources, 17 for bridges. */
 	nres = is_bridge(d) ? 17 : 13;
-	for (int i = 0; i < nres; i++)
+	for (int i = 0; i < nres; i++) {
 		memcpy(res + i * (sizeof(line) - 1), line, sizeof(line) - 1);
+		if (i < 6 && d->bar_size[i]) {
+			char b[sizeof(line)];
+
+			snprintf(b, sizeof(b), "0x%016llx 0x%016llx 0x%016lx\n",
+				 (unsigned long long)d->bar_start[i],
+				 (unsigned long long)(d->bar_start[i] + d->bar_size[i] - 1), d->bar_flags[i]);
+			memcpy(res + i * (sizeof(line) - 1), b, sizeof(line) - 1);
+		}
+		if (i < 6 && d->rebar[i]) {
+			char name[24];
+
+			snprintf(name, sizeof(name), "resource%d_resize", i);
+			attr(dfd, d, name, 0644, "%016llx\n", (unsigned long long)d->rebar[i]);
+		}
+	}
 	if (!omitted(d, "resource")) {
 		const char *raw = raw_of(d, "resource");
 

@@ -230,7 +230,10 @@ static void test_no_smi(void **state)
 	hf_add(&t.f, "0000:01:00.0", 0x1002, 0x73bf, 0x030000, "amdgpu", -1);
 	guest_run(&t);
 	assert_int_equal(t.g.exit_code, VW_GUEST_OK);
-	assert_int_equal(t.g.findings.n, 3);	/* in-vm, gpu, no-iommu */
+	/* in-vm, hypervisor (hand-made facts: the CPU flag, no DMI), gpu,
+	 * no-iommu */
+	assert_int_equal(t.g.findings.n, 4);
+	assert_true(has(&t.g, "hypervisor", VW_SEV_INFO));
 	guest_end(&t);
 }
 

@@ -8,6 +8,8 @@
 #include "exec.h"
 #include "vmplan.h"
 #include "vmfake.h"
+#include "bars.h"
+#include "findings.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -463,6 +465,118 @@ static void test_libvirt_existing_pc(void **state)
 	env_close(&e);
 }
 
+static void pve_root(struct env *e);
+
+/* An H100-like 3D controller with real BAR sizes: 16 MiB (32-bit),
+ * 128 GiB and 32 MiB (64-bit prefetchable). */
+static void fake_h100(struct fake_host *h)
+{
+	struct vw_pci_dev *d;
+
+	memset(h, 0, sizeof(*h));
+	fake_dev(h, "0000:18:00.0", 0x10de, 0x2330, 0x030200, 20, true);
+	d = &h->f.devs[0];
+	d->bars[0] = (struct vw_bar){ .start = 0xc2000000, .size = 16u << 20, .flags = 0x40200 };
+	d->bars[2] = (struct vw_bar){ .start = 0x200000000000ull, .size = 128ull << 30, .flags = 0x14220c };
+	d->bars[4] = (struct vw_bar){ .start = 0x202000000000ull, .size = 32u << 20, .flags = 0x14220c };
+}
+
+static void test_large_bars(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	struct vw_vm_bars b;
+	char *again;
+
+	(void)state;
+	fake_h100(&h);
+	vw_vm_bars_get(&h.f, &h.u, &b);
+	assert_true(b.large);
+	assert_true(b.sum64 == (128ull << 30) + (32u << 20));
+	/* 128 GiB + 32 MiB, plus a quarter: the next power of two is 256 GiB. */
+	assert_int_equal(b.mmio_mb, 262144);
+
+	/* New domain, libvirt version unknown: maxphysaddr and the window. */
+	env_open(&e);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "ai");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/ai.xml");
+	assert_non_null(strstr(ch->new_data, "<cpu mode=\"host-passthrough\""));
+	assert_non_null(strstr(ch->new_data, "<maxphysaddr mode=\"passthrough\"/>"));
+	assert_non_null(strstr(ch->new_data, "<qemu:arg value=\"name=opt/ovmf/X-PciMmio64Mb,string=262144\"/>"));
+	keep_domain("large-bar-new.xml", ch);
+
+	/* Defined: planning it again as an existing domain changes nothing. */
+	again = vw_xstrndup(ch->new_data, ch->new_len);
+	tu_write(e.root, "etc/libvirt/qemu/ai.xml", again);
+	free(again);
+	c.vm.existing = true;
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+
+	/* An older window is replaced, not doubled; libvirt 8.0 gets QEMU's
+	 * host-phys-bits instead of <maxphysaddr>. */
+	tu_write(e.root, "etc/libvirt/qemu/ai.xml",
+		 "<domain type='kvm' xmlns:qemu='http://libvirt.org/schemas/domain/qemu/1.0'>\n"
+		 "  <name>ai</name><memory unit='GiB'>64</memory><vcpu>8</vcpu>\n"
+		 "  <os firmware='efi'><type arch='x86_64' machine='pc-q35-8.2'>hvm</type></os>\n"
+		 "  <cpu mode='host-model'/>\n"
+		 "  <devices><emulator>/usr/bin/qemu-system-x86_64</emulator></devices>\n"
+		 "  <qemu:commandline><qemu:arg value='-fw_cfg'/>"
+		 "<qemu:arg value='name=opt/ovmf/X-PciMmio64Mb,string=65536'/></qemu:commandline>\n"
+		 "</domain>\n");
+	tu_write(e.root, ".vfiowiz/cmd/virsh_--version", "8.0.0\n");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/ai.xml");
+	assert_null(strstr(ch->new_data, "string=65536"));
+	assert_null(strstr(ch->new_data, "maxphysaddr"));
+	assert_non_null(strstr(ch->new_data, "<cpu mode=\"host-passthrough\""));
+	assert_non_null(strstr(ch->new_data, "host-x86_64-cpu.host-phys-bits=on"));
+	assert_non_null(strstr(ch->new_data, "string=262144"));
+	keep_domain("large-bar-old-libvirt.xml", ch);
+
+	/* i440fx cannot map a 128 GiB BAR: refused. */
+	tu_write(e.root, "etc/libvirt/qemu/ai.xml", existing_pc);
+	vw_choices_done(&c);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_LINUX, "old");
+	c.vm.existing = true;
+	tu_write(e.root, "etc/libvirt/qemu/old.xml", existing_pc);
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	assert_non_null(strstr(e.err.msg, "128 GiB"));
+	vw_choices_done(&c);
+	env_close(&e);
+
+	/* Proxmox, existing VM: phys-bits added to cpu, other args kept. */
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/120.conf",
+		 "args: -device foo -fw_cfg name=opt/ovmf/X-PciMmio64Mb,string=1024\n"
+		 "bios: ovmf\ncpu: host,flags=+aes\nmachine: q35\nmemory: 65536\nname: ai\n");
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_LINUX, "ai");
+	c.vm.existing = true;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/pve/qemu-server/120.conf");
+	assert_non_null(strstr(ch->new_data, "args: -device foo -fw_cfg name=opt/ovmf/X-PciMmio64Mb,string=262144\n"));
+	assert_non_null(strstr(ch->new_data, "cpu: host,flags=+aes,phys-bits=host\n"));
+	apply_all(&e);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+	/* SeaBIOS: refused. */
+	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/120.conf", "machine: q35\nmemory: 65536\nname: ai\n");
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	vw_choices_done(&c);
+	env_close(&e);
+	fake_done(&h);
+}
+
 static void test_libvirt_existing_recorded(void **state)
 {
 	struct env e;
@@ -724,21 +838,28 @@ static void test_pve_new_windows(void **state)
 	tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/100.conf", "name: other\n");
 	fake_turing(&h);
 	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_WINDOWS, "win11");
-	c.access.vnc = false;	/* the GPU is the primary display */
+	c.access.vnc = false;
+	c.access.rdp = true;
 	plan_ok(&e, &c, &h);
 	assert_int_equal(e.info.vmid, 101);
 	ch = only_change(&e, "etc/pve/qemu-server/101.conf");
 	assert_int_equal(ch->mode, 0640);
-	assert_non_null(strstr(ch->new_data, "hostpci0: 0000:01:00,pcie=1,x-vga=1\n"));
+	/* Windows Setup needs a display: the emulated one stays (Proxmox's
+	 * console) and the GPU is not primary until Remote Desktop works. */
+	assert_true(e.info.install_display);
+	assert_non_null(strstr(ch->new_data, "hostpci0: 0000:01:00,pcie=1\n"));
+	assert_null(strstr(ch->new_data, "vga: none\n"));
 	assert_non_null(strstr(ch->new_data, "cpu: host,hidden=1\n"));
-	assert_non_null(strstr(ch->new_data, "vga: none\n"));
 	assert_non_null(strstr(ch->new_data, "bios: ovmf\n"));
 	assert_non_null(strstr(ch->new_data, "machine: q35\n"));
+	assert_non_null(strstr(ch->new_data, "ostype: win11\n"));
 	/* Volumes are allocated by Proxmox, not written. */
 	assert_null(strstr(ch->new_data, "\nefidisk0:"));
 	assert_null(strstr(ch->new_data, "\nscsi0:"));
+	assert_null(strstr(ch->new_data, "\ntpmstate0:"));
 	assert_true(has_post(&e.plan, "qm set 101 --efidisk0 local-lvm:1,efitype=4m,pre-enrolled-keys=1"));
 	assert_true(has_post(&e.plan, "qm set 101 --scsi0 local-lvm:64,discard=on,iothread=1"));
+	assert_true(has_post(&e.plan, "qm set 101 --tpmstate0 local-lvm:1,version=v2.0"));
 	check_hostpci_lines(ch->new_data);
 	golden("proxmox-new-windows-turing.conf", ch->new_data, ch->new_len);
 	golden("proxmox-new-windows-turing.commands", e.info.commands, strlen(e.info.commands));
@@ -749,7 +870,8 @@ static void test_pve_new_windows(void **state)
 	{
 		char *conf = vw_xasprintf("%s%s", ch->new_data,
 					  "efidisk0: local-lvm:vm-101-disk-0,efitype=4m,pre-enrolled-keys=1,size=4M\n"
-					  "scsi0: local-lvm:vm-101-disk-1,discard=on,iothread=1,size=64G\n");
+					  "scsi0: local-lvm:vm-101-disk-1,discard=on,iothread=1,size=64G\n"
+					  "tpmstate0: local-lvm:vm-101-disk-2,size=4M,version=v2.0\n");
 
 		tu_write(e.root, "etc/pve/nodes/pve1/qemu-server/101.conf", conf);
 		free(conf);
@@ -762,6 +884,108 @@ static void test_pve_new_windows(void **state)
 	fake_done(&h);
 	vw_choices_done(&c);
 	env_close(&e);
+}
+
+/* Windows 11 install media: the installer boots first, virtio-win beside
+ * it; paths are checked under the sysroot; Proxmox takes storage volumes
+ * and pins the machine to the host's QEMU. */
+static void test_install_media(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	const char *d;
+
+	(void)state;
+	env_open(&e);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "win11");
+	c.access.vnc = false;
+	c.access.rdp = true;
+	free(c.vm.install_iso);
+	c.vm.install_iso = vw_xstrdup("/var/lib/libvirt/images/Win11_24H2_English_x64.iso");
+	free(c.vm.virtio_iso);
+	c.vm.virtio_iso = vw_xstrdup("/var/lib/libvirt/images/virtio-win.iso");
+	/* Missing ISO: refused with its path. */
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -ENOENT);
+	assert_non_null(strstr(e.err.msg, "Win11_24H2_English_x64.iso"));
+	vw_vm_info_done(&e.info);
+	tu_write(e.root, "var/lib/libvirt/images/Win11_24H2_English_x64.iso", "iso");
+	tu_write(e.root, "var/lib/libvirt/images/virtio-win.iso", "iso");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/win11.xml");
+	d = ch->new_data;
+	/* Windows 11: Secure Boot with keys, SMM, TPM 2.0 (swtpm). */
+	assert_non_null(strstr(d, "<feature enabled=\"yes\" name=\"secure-boot\"/>"));
+	assert_non_null(strstr(d, "<feature enabled=\"yes\" name=\"enrolled-keys\"/>"));
+	assert_non_null(strstr(d, "<smm state=\"on\"/>"));
+	assert_non_null(strstr(d, "<tpm model=\"tpm-crb\">"));
+	assert_non_null(strstr(d, "<backend type=\"emulator\" version=\"2.0\"/>"));
+	assert_non_null(strstr(d, "<synic state=\"on\"/>"));
+	/* The installer first, then the disk; no <os><boot>. */
+	assert_null(strstr(d, "<boot dev="));
+	assert_non_null(strstr(d, "<source file=\"/var/lib/libvirt/images/Win11_24H2_English_x64.iso\"/>\n"
+				  "      <target dev=\"sda\" bus=\"sata\"/>\n      <readonly/>\n      <boot order=\"1\"/>"));
+	assert_non_null(strstr(d, "<target dev=\"vda\" bus=\"virtio\"/>\n      <boot order=\"2\"/>"));
+	assert_non_null(strstr(d, "<source file=\"/var/lib/libvirt/images/virtio-win.iso\"/>\n"
+				  "      <target dev=\"sdb\" bus=\"sata\"/>"));
+	/* RDP only: a VNC display on 127.0.0.1 for Setup, no password. */
+	assert_true(e.info.install_display);
+	assert_non_null(strstr(d, "<graphics type=\"vnc\" port=\"-1\" autoport=\"yes\">"));
+	assert_non_null(strstr(d, "address=\"127.0.0.1\""));
+	assert_false(ch->secret);
+	keep_domain("win11-install.xml", ch);
+	golden("libvirt-win11-install.xml", ch->new_data, ch->new_len);
+
+	/* Relative path: refused. */
+	free(c.vm.virtio_iso);
+	c.vm.virtio_iso = vw_xstrdup("virtio-win.iso");
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	vw_choices_done(&c);
+	env_close(&e);
+
+	/* Proxmox: volumes of the "local" storage, checked in its directory. */
+	env_open(&e);
+	pve_root(&e);
+	tu_write(e.root, ".vfiowiz/cmd/kvm_--version",
+		 "QEMU emulator version 8.1.5 (pve-qemu-kvm_8.1.5-3)\nCopyright (c) 2003-2023 Fabrice Bellard\n");
+	fake_choices(&c, VW_VM_PROXMOX, VW_GUEST_WINDOWS, "win11");
+	c.access.vnc = false;
+	free(c.vm.install_iso);
+	c.vm.install_iso = vw_xstrdup("local:iso/Win11_24H2_English_x64.iso");
+	free(c.vm.virtio_iso);
+	c.vm.virtio_iso = vw_xstrdup("/var/lib/vz/template/iso/virtio-win.iso");
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -ENOENT);
+	vw_vm_info_done(&e.info);
+	tu_write(e.root, "var/lib/vz/template/iso/Win11_24H2_English_x64.iso", "iso");
+	tu_write(e.root, "var/lib/vz/template/iso/virtio-win.iso", "iso");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/pve/qemu-server/100.conf");
+	d = ch->new_data;
+	assert_non_null(strstr(d, "boot: order=ide2;scsi0;net0\n"));
+	assert_non_null(strstr(d, "ide2: local:iso/Win11_24H2_English_x64.iso,media=cdrom\n"));
+	assert_non_null(strstr(d, "ide0: local:iso/virtio-win.iso,media=cdrom\n"));
+	assert_non_null(strstr(d, "machine: pc-q35-8.1\n"));
+	check_hostpci_lines(d);
+	/* An ISO outside a storage: refused, with the way to fix it. */
+	free(c.vm.virtio_iso);
+	c.vm.virtio_iso = vw_xstrdup("/root/virtio-win.iso");
+	vw_plan_done(&e.plan);
+	vw_plan_init(&e.plan);
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+	assert_non_null(strstr(e.err.msg, "local:iso/virtio-win.iso"));
+	vw_choices_done(&c);
+	env_close(&e);
+	fake_done(&h);
 }
 
 static void test_pve_new_nvswitch_cluster(void **state)
@@ -1014,7 +1238,8 @@ static void test_pve_too_many(void **state)
 static void test_fixture_hosts(void **state)
 {
 	static const char *const hosts[] = { "turing-4fn", "amd-desktop", "nvswitch-8gpu",
-					     "proxmox-systemd-boot" };
+					     "proxmox-systemd-boot", "h200x2-nvlink-host",
+					     "hgx-h100-bars", "a100-80gb-pve" };
 	size_t planned = 0;
 
 	(void)state;
@@ -1064,6 +1289,59 @@ static void test_fixture_hosts(void **state)
 		print_message("fixture hosts not built: skipped\n");
 }
 
+/* BARs as the probe reads them from fixture hosts (resource, resize, dmesg)
+ * and the findings they make. */
+static void test_fixture_bars(void **state)
+{
+	char *dir = tu_host("desktop-4g-off"), *dir2 = tu_host("h200x2-nvlink-host");
+	struct vw_sysroot *hsr = NULL;
+	struct vw_findings fs;
+	struct vw_facts f;
+	struct vw_err err = { 0 };
+	const struct vw_pci_dev *d;
+	int i;
+
+	(void)state;
+	if (!dir || !dir2) {
+		print_message("fixture hosts not built: skipped\n");
+		free(dir);
+		free(dir2);
+		return;
+	}
+	assert_int_equal(vw_sysroot_open(&hsr, dir, &err), 0);
+	assert_int_equal(vw_facts_probe(&f, hsr, &err), 0);
+	assert_true((i = vw_facts_find_dev(&f, "0000:09:00.0")) >= 0);
+	d = &f.devs[i];
+	assert_true(d->bars[0].size == 16u << 20 && !vw_bar_is64(&d->bars[0]));
+	assert_true(d->bars[1].start == 0xd0000000 && d->bars[1].size == 256u << 20 && vw_bar_is64(&d->bars[1]));
+	assert_true(vw_bar_resize_max(&d->bars[1]) == 32ull << 30);
+	assert_true(d->bars[3].log_failed && vw_bar_unassigned(&d->bars[3]));
+	assert_false(d->bars[1].log_failed || vw_bar_unassigned(&d->bars[1]));
+	vw_findings_eval(&f, &fs);
+	assert_non_null(vw_findings_get(&fs, "above-4g-off"));
+	assert_non_null(strstr(vw_findings_get(&fs, "above-4g-off")->msg, "BAR 1 (256 MiB, 64-bit) sits below 4 GiB"));
+	assert_non_null(vw_findings_get(&fs, "rebar-off"));
+	assert_null(vw_findings_get(&fs, "rebar-on"));
+	vw_findings_done(&fs);
+	vw_facts_done(&f);
+	vw_sysroot_free(hsr);
+
+	/* The H200 host: 256 GiB BAR 2 above 4 GiB, nothing to say. */
+	assert_int_equal(vw_sysroot_open(&hsr, dir2, &err), 0);
+	assert_int_equal(vw_facts_probe(&f, hsr, &err), 0);
+	assert_true((i = vw_facts_find_dev(&f, "0000:16:00.0")) >= 0);
+	assert_true(f.devs[i].bars[2].size == 256ull << 30 && f.devs[i].bars[2].start >= 4ull << 30);
+	assert_true(vw_bars_sum64(&f, &i, 1) == (256ull << 30) + (32u << 20));
+	vw_findings_eval(&f, &fs);
+	assert_null(vw_findings_get(&fs, "above-4g-off"));
+	assert_null(vw_findings_get(&fs, "rebar-off"));
+	vw_findings_done(&fs);
+	vw_facts_done(&f);
+	vw_sysroot_free(hsr);
+	free(dir);
+	free(dir2);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1078,18 +1356,21 @@ int main(void)
 		cmocka_unit_test(test_libvirt_existing),
 		cmocka_unit_test(test_libvirt_existing_pc),
 		cmocka_unit_test(test_libvirt_existing_recorded),
+		cmocka_unit_test(test_large_bars),
 		cmocka_unit_test(test_libvirt_refusals),
 		cmocka_unit_test(test_libvirt_bad_text),
 		cmocka_unit_test(test_libvirt_hostile),
 		cmocka_unit_test(test_pve_next_vmid),
 		cmocka_unit_test(test_pve_hostpci_syntax),
 		cmocka_unit_test(test_pve_new_windows),
+		cmocka_unit_test(test_install_media),
 		cmocka_unit_test(test_pve_new_nvswitch_cluster),
 		cmocka_unit_test(test_pve_existing),
 		cmocka_unit_test(test_pve_existing_messy),
 		cmocka_unit_test(test_pve_refusals),
 		cmocka_unit_test(test_pve_too_many),
 		cmocka_unit_test(test_fixture_hosts),
+		cmocka_unit_test(test_fixture_bars),
 	};
 
 	/* The templates of this source tree, not an installed copy. */

@@ -12,7 +12,7 @@
 
 enum {
 	T_LIBVIRT = 1, T_PROXMOX, T_EXISTING, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
-	T_QCOW, T_IMAGE, T_DISK, T_SIZE, T_PATH, T_DISKSEL,
+	T_QCOW, T_IMAGE, T_DISK, T_SIZE, T_PATH, T_DISKSEL, T_ISO, T_VIRTIO,
 };
 
 struct vm {
@@ -112,6 +112,11 @@ static void build_list(struct vm *p, const struct vw_ctx *ctx)
 			break;
 		}
 		}
+		/* Installation media: a path on this host (libvirt), or a
+		 * volume of a Proxmox storage (local:iso/NAME.iso). */
+		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Installation media (CD-ROMs)"));
+		field(p, T_ISO, _("Installer ISO (empty: none)"), c->vm.install_iso, 4096);
+		field(p, T_VIRTIO, _("virtio-win ISO (empty: none)"), c->vm.virtio_iso, 4096);
 	}
 	vw_list_align(&p->list);
 	vw_list_select(&p->list, keep);
@@ -300,6 +305,8 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		break;
 	case T_SIZE: set_num(&c->vm.storage_size_gib, &it->field); break;
 	case T_PATH: set_str(&c->vm.storage_path, &it->field); break;
+	case T_ISO: set_str(&c->vm.install_iso, &it->field); break;
+	case T_VIRTIO: set_str(&c->vm.virtio_iso, &it->field); break;
 	case T_DISKSEL:
 		free(c->vm.storage_path);
 		c->vm.storage_path = vw_xstrdup(it->values[it->value]);
@@ -358,6 +365,17 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	if (c->vm.storage_type == VW_STORAGE_IMAGE &&
 	    vw_storage_check_image(ctx->sr, c->vm.storage_path, &info, err) < 0) {
 		vw_list_select(&p->list, T_PATH);
+		return -1;
+	}
+	/* The ISOs must exist (Proxmox volumes are checked by the plan). */
+	if (*c->vm.install_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.install_iso[0] == '/') &&
+	    vw_vm_check_iso(ctx->sr, c->vm.install_iso, _("installer ISO"), err) < 0) {
+		vw_list_select(&p->list, T_ISO);
+		return -1;
+	}
+	if (*c->vm.virtio_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.virtio_iso[0] == '/') &&
+	    vw_vm_check_iso(ctx->sr, c->vm.virtio_iso, _("virtio-win ISO"), err) < 0) {
+		vw_list_select(&p->list, T_VIRTIO);
 		return -1;
 	}
 	if (c->vm.storage_type == VW_STORAGE_DISK) {
