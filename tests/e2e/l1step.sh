@@ -134,15 +134,17 @@ template() {
 	return $rc
 }
 
-# wait_for FILE PATTERN SECONDS: FILE gets a line matching PATTERN.
+# wait_for FILE PATTERN SECONDS: FILE gets a line matching PATTERN within
+# SECONDS of L1's clock (a deadline: each check costs time under emulation).
 wait_for() {
-	i=0
-	while [ $i -lt $(($3 * 2)) ]; do
-		grep -q "$2" "$1" 2>/dev/null && return 0
-		sleep 0.5
-		i=$((i + 1))
+	read -r now _ < /proc/uptime
+	end=$((${now%.*} + $3))
+	while ! grep -q "$2" "$1" 2>/dev/null; do
+		read -r now _ < /proc/uptime
+		[ "${now%.*}" -lt "$end" ] || return 1
+		sleep 1
 	done
-	return 1
+	return 0
 }
 
 # Run L2: virsh start of the domain vfiowiz defined (from the L2 templates
@@ -155,7 +157,7 @@ run_l2() {
 	d=/sys/bus/pci/devices/0000:01:00.0
 	echo "L1 while L2 runs: ${d##*/} on $(basename "$(readlink "$d/driver")")"
 	ok=0
-	wait_for "$L2LOG" "^L2 done" "${VW_L2_TIMEOUT:-420}" || ok=1
+	wait_for "$L2LOG" "^L2 done" "$(sed -n 's/.*vwtest.l2timeout=\([0-9]*\).*/\1/p' /proc/cmdline)" || ok=1
 	echo "L2 log (at $(cut -d' ' -f1 /proc/uptime)):"
 	tr -d '\r' < "$L2LOG" | grep -a '^L2 \|Kernel panic\|vfio\|e1000' | head -60
 	[ $ok = 0 ] || { echo "timeout waiting for the L2 guest"; tail -c 3000 "$L2LOG"; tail -20 "/var/log/libvirt/qemu/$DOM.log"; }
