@@ -43,7 +43,11 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 NIC = "0000:01:00.0"
 PACKAGES = ["qemu-system-x86", "busybox-static", "linux-image-amd64", "kmod",
             "e2fsprogs", "cpio", "debootstrap"]
-L2_CMDLINE = ("console=ttyS0,115200 panic=-1 loglevel=3 no_timer_check "
+# L2 runs TCG inside TCG: every initcall counts.  The slow ones measured
+# (docs/nested-passthrough.md) are left out; no mitigations (page-table
+# isolation flushes the emulated TLB at every kernel entry), no watchdogs.
+L2_CMDLINE = ("console=ttyS0,115200 panic=-1 loglevel=3 no_timer_check mitigations=off "
+              "nowatchdog nosoftlockup "
               "initcall_blacklist=crypto_kdf108_init,init_kprobe_trace cryptomgr.notests "
               "rdinit=/init")
 
@@ -488,6 +492,15 @@ def scenario(m, res, templates):
                 st = re.search(r"^state: (.*)$", body, re.M)
                 res.ok(f"{tag}: template {name}: domain state paused", st and st.group(1) == "paused",
                        st.group(1) if st else "no state")
+                res.ok(f"{tag}: template {name}: QEMU runs with the UEFI firmware (OVMF) libvirt chose",
+                       re.search(r"-blockdev \S*OVMF_CODE\S*\.fd", body) is not None)
+                vnc = re.search(r"-vnc (\S+)", body)
+                res.ok(f"{tag}: template {name}: " + ("VNC on 127.0.0.1" if name.endswith("-vnc")
+                                                      else "no VNC"),
+                       (vnc is not None and vnc.group(1).startswith("127.0.0.1:"))
+                       if name.endswith("-vnc") else vnc is None, vnc.group(0) if vnc else "no -vnc")
+                res.ok(f"{tag}: template {name}: the e1000 is given to QEMU with vfio-pci",
+                       re.search(r'"driver":"vfio-pci","host":"0000:01:00.0"', body) is not None)
             if args.verbose and ok:
                 for line in body.splitlines():
                     log(f"  | {line}")
@@ -513,8 +526,9 @@ def scenario(m, res, templates):
         for line in body.splitlines()[-40:]:
             log(f"  | {line}")
     ok, body = section(res, s, "run", "virsh start of e2e-l2, the L2 guest reported, virsh destroy")
-    log("\n".join(f"  | {l}" for l in body.splitlines()
-                  if l.startswith(("L2 ", "L1 ", "started", "TCG", "L2 boot", "<", ">", "destroy"))))
+    if ok:
+        log("\n".join(f"  | {l}" for l in body.splitlines()
+                      if l.startswith(("L2 ", "L1 ", "started", "destroy"))))
     pci = re.findall(r"^L2 pci (\S+) (\S+) (\S+)$", body, re.M)
     nic = [p for p in pci if p[1] == "0x8086:0x100e"]
     res.ok(f"{tag}: L2 sees the passed-through device 8086:100e", len(nic) == 1, str(pci))
@@ -530,6 +544,9 @@ def scenario(m, res, templates):
     if lease:
         log(f"check-e2e: {m.iommu}: L2 lease {lease.group(1)}")
     section(res, s, "undo", "vfiowiz undo --yes exits 0")
+    doms = s.get("domains-after-undo", ("?", 1))[0].split()
+    res.ok(f"{tag}: after undo libvirt no longer holds the domain e2e-l2", "e2e-l2" not in doms,
+           f"virsh list --all: {' '.join(doms)}")
 
     s = m.boot(["none"], "after undo", args.boot_timeout)
     if not s:
@@ -617,7 +634,8 @@ def main():
             machines.append(L1(iommu, args, res, os.path.join(vmdir, "initrd.cpio"), disk))
     # Two L1s side by side (one QEMU process each, one core each); the
     # template documents do not depend on the IOMMU: each L1 starts half.
-    names = sorted(template_answers(args.srcdir))
+    names = sorted(template_answers(args.srcdir)) if os.environ.get("VW_E2E_TEMPLATES", "1") != "0" \
+        else []
     names = [n[4:] for n in names]
     parts = [names[i::len(machines)] for i in range(len(machines))]
     threads = [threading.Thread(target=scenario, args=(m, res, parts[i]))

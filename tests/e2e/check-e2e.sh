@@ -6,7 +6,8 @@
 # (seconds: one boot of L1, 300; the L2 guest, 600),
 # VW_E2E_CACHE (the cached L1 root, default /var/cache/vfiowiz-e2e as root,
 # else $XDG_CACHE_HOME/vfiowiz-e2e), VW_E2E_WORKDIR (logs and images),
-# VW_E2E_NO_INSTALL (never run apt-get).
+# VW_E2E_NO_INSTALL (never run apt-get), VW_E2E_TEMPLATES=0 (no template
+# check: for working on the rest).
 here=$(cd "$(dirname "$0")" && pwd)
 PATH=$PATH:/usr/sbin:/sbin
 export PATH

@@ -160,10 +160,10 @@ run_l2() {
 	wait_for "$L2LOG" "^L2 done" "$(sed -n 's/.*vwtest.l2timeout=\([0-9]*\).*/\1/p' /proc/cmdline)" || ok=1
 	echo "L2 log (at $(cut -d' ' -f1 /proc/uptime)):"
 	tr -d '\r' < "$L2LOG" | grep -a '^L2 \|Kernel panic\|vfio\|e1000' | head -60
-	[ $ok = 0 ] || { echo "timeout waiting for the L2 guest"; tail -c 3000 "$L2LOG"; tail -20 "/var/log/libvirt/qemu/$DOM.log"; }
+	[ $ok = 0 ] || { echo "timeout waiting for the L2 guest; its console:"; tail -c 3000 "$L2LOG"; tail -3 "/var/log/libvirt/qemu/$DOM.log"; }
 	timeout 60 $VIRSH destroy "$DOM"
 	echo "destroy exit $?"
-	grep -a 'vfio\|error' "/var/log/libvirt/qemu/$DOM.log" | tail -10
+	grep -a -i 'vfio.*\(error\|fail\)\|fault' "/var/log/libvirt/qemu/$DOM.log" | tail -10
 	return $ok
 }
 
