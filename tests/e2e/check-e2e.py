@@ -181,6 +181,27 @@ def make_l2_initrd(kver, out):
     shutil.rmtree(d)
 
 
+def l2_kernel(kernel, out):
+    """L2's kernel: the vmlinux (ELF, with its PVH entry note) inside the
+    xz-compressed bzImage, so that L2 does not decompress its own kernel
+    under nested emulation; the bzImage itself when it is not xz."""
+    import lzma
+    with open(kernel, "rb") as f:
+        data = f.read()
+    i = data.find(b"\xfd7zXZ\x00")
+    if i >= 0:
+        try:
+            elf = lzma.LZMADecompressor().decompress(data[i:])
+            if elf[:4] == b"\x7fELF":
+                with open(out, "wb") as f:
+                    f.write(elf)
+                return "vmlinux (PVH)"
+        except lzma.LZMAError:
+            pass
+    shutil.copy(kernel, out)
+    return "bzImage"
+
+
 def copy_missing_libs(state, binary):
     """The shared libraries of binary that L1's root lacks."""
     out = subprocess.run(["ldd", binary], capture_output=True, text=True).stdout
@@ -299,7 +320,7 @@ def make_disk(path, tree, vmroot, state, iommu, kver, args, l2):
         with open(os.path.join(args.srcdir, "templates", t)) as f:
             write(f"vwtest/templates-l2/{t}", l2_template(f.read(), "/var/log/vwtest-l2.log"))
     # L2: its kernel and initramfs (booted directly), and a small disk image.
-    put(args.kernel, "var/lib/libvirt/images/l2-vmlinuz")
+    put(args.l2_kernel, "var/lib/libvirt/images/l2-vmlinuz")
     put(l2, "var/lib/libvirt/images/l2-initrd.cpio")
     with open(os.path.join(state, "var/lib/libvirt/images/l2.img"), "wb") as f:
         f.truncate(1 << 20)
@@ -622,6 +643,8 @@ def main():
             return 1
         l2 = os.path.join(args.workdir, "l2-initrd.cpio")
         make_l2_initrd(args.kver, l2)
+        args.l2_kernel = os.path.join(args.workdir, "l2-vmlinuz")
+        log(f"check-e2e: L2 kernel: {l2_kernel(args.kernel, args.l2_kernel)}")
         machines = []
         for iommu in ("intel", "amd"):
             if args.only not in (None, iommu):
