@@ -306,7 +306,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 		info->rdp_script = true;
 		/* Name a console that exists: the install display, libvirt's
 		 * VNC, Proxmox's noVNC on the emulated display, or none. */
-		if (vm && vm->planned && target == VW_VM_PROXMOX && (vm->install_display || a->vnc))
+		if (vm && vm->planned && !ops->host_vnc && (vm->install_display || a->vnc))
 			note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use Proxmox's console, noVNC in the web interface, or a monitor on the GPU)."),
 			     VW_GUEST_RDP);
 		else if (vm && vm->planned && (vm->install_display || vm->vnc))

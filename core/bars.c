@@ -29,6 +29,10 @@ void vw_bars_read(const struct vw_sysroot *sr, struct vw_pci_dev *d)
 		b->start = s;
 		b->size = e - s + 1;
 		b->flags = (unsigned long)fl;
+		/* Resizable BAR is a GPU's matter: one open less per BAR elsewhere
+		 * (a 1000-function host would pay 6000). */
+		if (!vw_dev_is_display(d) || !(fl & VW_RES_MEM_64))
+			continue;
 		snprintf(rel, sizeof(rel), "sys/bus/pci/devices/%s/resource%d_resize", d->addr, i);
 		if ((v = vw_sysroot_read_line(sr, rel))) {
 			b->resizable = strtoull(v, NULL, 16);

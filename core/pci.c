@@ -287,7 +287,7 @@ static char *attr_line(int dfd, const char *name)
 	return vw_xstrdup(vw_strtrim(buf));
 }
 
-static void read_sysfs_extras(struct vw_pci_dev *d, int dfd)
+static void read_sysfs_extras(const struct vw_sysroot *sr, struct vw_pci_dev *d, int dfd)
 {
 	char *s, *end;
 	long v;
@@ -504,7 +504,7 @@ int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err 
 			d->device_name = vw_xstrdup("");
 			d->pcie_type = VW_PCIE_NONE;
 		}
-		read_sysfs_extras(d, dfd);
+		read_sysfs_extras(sr, d, dfd);
 		if (dfd >= 0) {
 			parent_addr(sr, dfd, parents[i], sizeof(parents[i]));
 			close(dfd);
