@@ -37,6 +37,19 @@ enum vw_binding {
 	VW_BIND_CMDLINE,	/* vfio-pci.ids= on the kernel command line */
 };
 
+/* When vfio-pci gets the GPU (docs/answers.example.conf, gpu_mode). */
+enum vw_gpu_mode {
+	VW_GPU_STATIC = 0,	/* at boot, for good: modprobe.d / kernel parameters */
+	VW_GPU_DYNAMIC,		/* only while the VM runs: libvirt hooks hand it over */
+};
+
+/* Looking Glass (vm.looking_glass): how the guest's frames reach the host. */
+enum vw_looking_glass {
+	VW_LG_NONE = 0,
+	VW_LG_IVSHMEM,		/* <shmem> device, /dev/shm/looking-glass */
+	VW_LG_KVMFR,		/* the kvmfr module's /dev/kvmfr0 */
+};
+
 enum vw_vm_target { VW_VM_LIBVIRT = 0, VW_VM_PROXMOX };
 enum vw_guest_os { VW_GUEST_WINDOWS = 0, VW_GUEST_LINUX };
 enum vw_storage_type { VW_STORAGE_QCOW2 = 0, VW_STORAGE_IMAGE, VW_STORAGE_DISK };
@@ -54,6 +67,8 @@ struct vw_vm_choices {
 	enum vw_storage_type storage_type;
 	char *storage_path;	/* image file or whole disk */
 	long storage_size_gib;	/* size of a new qcow2 */
+	enum vw_looking_glass looking_glass;
+	long lg_width, lg_height;	/* guest resolution the buffer is sized for */
 };
 
 /* access { ... }: filled by the guest-access step. */
@@ -91,6 +106,7 @@ struct vw_choices {
 	struct vw_acs_override acs;	/* explicit tokens */
 	bool acs_ids;		/* "ids": id: tokens derived from the devices */
 	bool allow_host_display;
+	enum vw_gpu_mode gpu_mode;
 	char **blacklist;	/* NULL-terminated module names to blacklist */
 	size_t nblacklist;
 	bool test_boot;		/* one-shot test boot where supported */
@@ -107,6 +123,8 @@ struct vw_choices {
 	int initramfs_line;
 	int binding_line;
 	int nvlink_line;
+	int gpu_mode_line;
+	int looking_glass_line;
 };
 
 /* progress { ... }: how far the wizard got (state.h owns the meaning).
@@ -176,5 +194,7 @@ int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct v
 
 /* Stable names used in the file. */
 const char *vw_binding_name(enum vw_binding b);
+const char *vw_gpu_mode_name(enum vw_gpu_mode m);
+const char *vw_looking_glass_name(enum vw_looking_glass lg);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "hooks.h"
 #include "findings.h"
 
 const struct vw_boot_ops *const vw_boot_backends[] = {
@@ -447,7 +448,10 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	for (size_t i = 0; i < hp->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[hp->devs[i]];
 
-		if (d->boot_vga == 1)
+		if (d->boot_vga == 1 && c->gpu_mode == VW_GPU_DYNAMIC)
+			vw_host_note(&h, _("%s is the boot display: while the VM runs, a local console has no screen (the display manager stops); the host stays reachable over SSH. The screen comes back when the VM stops."),
+				     d->addr);
+		else if (d->boot_vga == 1)
 			vw_host_note(&h, _("%s is the boot display and goes to vfio-pci (allow_host_display = true): after the reboot this host has no local console; reach it over SSH."),
 				     d->addr);
 	}
@@ -461,9 +465,14 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	set_modules(&h);
 	h.rebuild = hp->irfs ? hp->irfs->rebuild : NULL;
 	r = plan_params(&h, err);
-	if (r == 0)
+	/* Dynamic: no binding and no early loading at boot; the hooks bind
+	 * while the VM runs (libvirt loads vfio-pci for managed hostdevs). */
+	hp->dynamic = c->gpu_mode == VW_GPU_DYNAMIC;
+	if (r == 0 && hp->dynamic)
+		r = vw_hooks_plan(&h, err);
+	else if (r == 0)
 		r = vw_bind_plan(&h, err);
-	if (r == 0 && hp->irfs) {
+	if (r == 0 && hp->irfs && c->gpu_mode != VW_GPU_DYNAMIC) {
 		if (h.vfio_builtin)
 			vw_host_note(&h, _("vfio-pci is built into this kernel: it needs no early loading."));
 		r = hp->irfs->plan(&h, err);
@@ -483,7 +492,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	else if (r == 0 && f->iommu.cmdline_off)
 		vw_host_note(&h, _("The running kernel's command line turns the IOMMU off (%s), but no file the plan edits sets it: look in the firmware's boot entry or the boot menu."),
 			     f->kernel.cmdline);
-	if (r == 0)
+	if (r == 0 && c->gpu_mode != VW_GPU_DYNAMIC)
 		plan_checks(&h);
 	if (r == 0 && !f->fw.dmar && !f->fw.ivrs && !f->iommu.ngroups)
 		vw_host_note(&h, f->cpu.hypervisor ?

@@ -57,6 +57,8 @@ struct vw_hostplan {
 	const struct vw_boot_ops *boot;	/* NULL: kernel parameters not planned */
 	const struct vw_irfs_ops *irfs;	/* NULL: early loading not planned */
 	bool by_address;	/* vfio-pci binding by address */
+	bool dynamic;		/* gpu_mode = dynamic: libvirt hooks bind while
+				   the VM runs (hooks.h), nothing at boot */
 	int *devs;		/* chosen functions (facts indexes), sorted */
 	size_t ndevs;
 };

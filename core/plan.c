@@ -57,6 +57,26 @@ static void unit_notes(struct vw_plan_info *pi)
 	}
 }
 
+/* gpu_mode = dynamic takes the unit from the host at every VM start: refuse
+ * it when the unit holds what the host needs to stay reachable (its network
+ * or storage controller). */
+static int dynamic_check(const struct vw_unit *u, const struct vw_choices *c, struct vw_err *err)
+{
+	static const char *const needed[] = { "group-network", "group-storage", "host-storage" };
+	char where[300];
+
+	if (c->gpu_mode != VW_GPU_DYNAMIC)
+		return 0;
+	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
+	for (size_t i = 0; i < u->issues.n; i++)
+		for (size_t k = 0; k < VW_ARRAY_SIZE(needed); k++)
+			if (!strcmp(u->issues.v[i].code, needed[k]))
+				return vw_err_set(err, -EPERM,
+						  _("%sgpu_mode = dynamic refused: %s The hooks would take it from the host at every start of the VM. Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
+						  where, u->issues.v[i].msg);
+	return 0;
+}
+
 int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const struct vw_facts *f,
 		      const struct vw_choices *c, struct vw_plan_info *out, struct vw_err *err)
 {
@@ -76,6 +96,9 @@ int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const s
 		if (x->sev == VW_SEV_BLOCKER)
 			return vw_err_set(err, -EPERM, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
 	}
+	r = dynamic_check(&out->u, c, err);
+	if (r < 0)
+		return r;
 	unit_notes(out);
 
 	devs = vw_xcalloc(out->u.n + 1, sizeof(int));
