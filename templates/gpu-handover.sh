@@ -163,6 +163,7 @@ restore() {
 	log "restore: the host takes back $DEVICES"
 	disarm
 	# 5. vfio-pci lets go (libvirt may have given them back already).
+	# shellcheck disable=SC2086 # a list of addresses
 	for dev in $(reverse $DEVICES); do
 		p=$SYS/bus/pci/devices/$dev
 		[ -e "$p" ] || continue
@@ -176,6 +177,7 @@ restore() {
 			run modprobe "$m"
 		done
 	fi
+	# shellcheck disable=SC2086 # a list of addresses
 	for dev in $(reverse $DEVICES); do
 		[ -e "$SYS/bus/pci/devices/$dev" ] || continue
 		[ -n "$(driver_of "$dev")" ] || w "$dev" "$SYS/bus/pci/drivers_probe"
