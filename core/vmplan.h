@@ -89,6 +89,11 @@ void vw_vm_slots_free(struct vw_vm_slot *slots, size_t n);
  * and an NVIDIA GPU in the unit. */
 bool vw_vm_code43(const struct vw_choices *c, const struct vw_facts *f, const struct vw_unit *u);
 
+/* Looking Glass's shared memory for a guest resolution, in MiB: two frames
+ * of 4 bytes a pixel plus 10 MiB, rounded up to a power of two (1920x1080:
+ * 32, 2560x1440: 64, 3840x2160: 128). */
+long vw_lg_size_mib(long width, long height);
+
 /* ---- back ends ----------------------------------------------------------- */
 
 /* What the VM step planned: for the access step and for people. */
