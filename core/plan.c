@@ -57,23 +57,38 @@ static void unit_notes(struct vw_plan_info *pi)
 	}
 }
 
-/* gpu_mode = dynamic takes the unit from the host at every VM start: refuse
- * it when the unit holds what the host needs to stay reachable (its network
- * or storage controller). */
-static int dynamic_check(const struct vw_unit *u, const struct vw_choices *c, struct vw_err *err)
+int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, const struct vw_choices *c,
+			  struct vw_err *err)
 {
-	static const char *const needed[] = { "group-network", "group-storage", "host-storage" };
 	char where[300];
 
 	if (c->gpu_mode != VW_GPU_DYNAMIC)
 		return 0;
 	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
 	for (size_t i = 0; i < u->issues.n; i++)
-		for (size_t k = 0; k < VW_ARRAY_SIZE(needed); k++)
-			if (!strcmp(u->issues.v[i].code, needed[k]))
+		if (!strcmp(u->issues.v[i].code, "host-storage"))
+			return vw_err_set(err, -EPERM,
+					  _("%sgpu_mode = dynamic refused: %s The hooks would take it from the host at every start of the VM. Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
+					  where, u->issues.v[i].msg);
+	/* A network or storage controller in a GPU's IOMMU group is the
+	 * host's own (chipset) one, chosen or pulled in: a NIC of its own
+	 * group, given to the VM on purpose, is fine. */
+	for (size_t k = 0; k < u->n; k++) {
+		const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
+		unsigned base = d->class_code >> 16;
+
+		if ((base != 0x01 && base != 0x02) || d->group < 0)
+			continue;
+		for (size_t j = 0; j < u->n; j++) {
+			const struct vw_pci_dev *g = &f->devs[u->m[j].dev];
+
+			if (g->group == d->group && vw_dev_is_display(g))
 				return vw_err_set(err, -EPERM,
-						  _("%sgpu_mode = dynamic refused: %s The hooks would take it from the host at every start of the VM. Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
-						  where, u->issues.v[i].msg);
+						  _("%sgpu_mode = dynamic refused: %s (%s) is in IOMMU group %d with the GPU %s, so the hooks would take it from the host at every start of the VM: the host may lose its network or disks (and this SSH session). Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
+						  where, d->addr, *d->device_name ? d->device_name : _("unknown device"),
+						  d->group, g->addr);
+		}
+	}
 	return 0;
 }
 
@@ -96,7 +111,7 @@ int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const s
 		if (x->sev == VW_SEV_BLOCKER)
 			return vw_err_set(err, -EPERM, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
 	}
-	r = dynamic_check(&out->u, c, err);
+	r = vw_plan_dynamic_check(f, &out->u, c, err);
 	if (r < 0)
 		return r;
 	unit_notes(out);
