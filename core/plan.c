@@ -65,19 +65,17 @@ int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, con
 	if (c->gpu_mode != VW_GPU_DYNAMIC)
 		return 0;
 	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
-	for (size_t i = 0; i < u->issues.n; i++)
-		if (!strcmp(u->issues.v[i].code, "host-storage"))
-			return vw_err_set(err, -EPERM,
-					  _("%sgpu_mode = dynamic refused: %s The hooks would take it from the host at every start of the VM. Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
-					  where, u->issues.v[i].msg);
-	/* A network or storage controller in a GPU's IOMMU group is the
-	 * host's own (chipset) one, chosen or pulled in: a NIC of its own
-	 * group, given to the VM on purpose, is fine. */
+	/* What the facts know the host needs is a blocker of the unit already
+	 * (unit.h host-storage, host-network), unless opted in.  Beyond that:
+	 * a network or storage controller in a GPU's IOMMU group is the host's
+	 * own (chipset) one, whether chosen or pulled in by the group; a NIC
+	 * of its own group, given to the VM on purpose, is fine. */
 	for (size_t k = 0; k < u->n; k++) {
 		const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
 		unsigned base = d->class_code >> 16;
 
-		if ((base != 0x01 && base != 0x02) || d->group < 0)
+		if (d->group < 0 || (base == 0x01 && c->allow_host_storage) ||
+		    (base == 0x02 && c->allow_host_network) || (base != 0x01 && base != 0x02))
 			continue;
 		for (size_t j = 0; j < u->n; j++) {
 			const struct vw_pci_dev *g = &f->devs[u->m[j].dev];

@@ -50,10 +50,12 @@ int vw_plan_nvlink(struct vw_nvlink *nl, const struct vw_sysroot *sr, const stru
 
 /* gpu_mode = dynamic takes the unit from the host at every VM start: it is
  * refused (-EPERM, err says why) when the unit holds what the host needs to
- * stay reachable: a controller of the host's filesystems (the unit's
- * host-storage warning), or a network or storage controller in the IOMMU
- * group of one of its GPUs (the host's chipset ones, whether chosen or
- * pulled in by the group).  0 otherwise, and always in static mode. */
+ * stay reachable.  The functions the facts know the host needs (host_role)
+ * are blockers of the unit already; this adds a network or storage
+ * controller in the IOMMU group of one of the unit's GPUs (the host's
+ * chipset ones, whether chosen or pulled in by the group), unless the user
+ * opted in (allow_host_network, allow_host_storage).  0 otherwise, and
+ * always in static mode. */
 int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, const struct vw_choices *c,
 			  struct vw_err *err);
 
