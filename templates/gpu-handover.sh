@@ -59,6 +59,15 @@ driver_of() {	# the driver bound to a PCI function, or nothing
 	printf '%s\n' "${l##*/}"
 }
 
+vtcon_with() {	# vtcon_with NAME BIND: a text console of that driver in that state
+	for v in "$SYS"/class/vtconsole/vtcon*; do
+		case $(cat "$v/name" 2>/dev/null) in
+		*"$1"*) [ "$(cat "$v/bind" 2>/dev/null)" = "$2" ] && return 0 ;;
+		esac
+	done
+	return 1
+}
+
 reverse() {
 	out=
 	for x in "$@"; do
@@ -196,6 +205,16 @@ restore() {
 		for vt in $(reverse $(cat "$RUN/vtcon")); do
 			w 1 "$SYS/class/vtconsole/$vt/bind"
 		done
+		# Where the kernel's default console is VGA text (BIOS boots),
+		# that bind finds nothing to take over: unbinding the dummy
+		# console hands its consoles to the next driver, fbcon.
+		if vtcon_with "frame buffer" 0; then
+			for vt in "$SYS"/class/vtconsole/vtcon*; do
+				case $(cat "$vt/name" 2>/dev/null) in
+				*"dummy device"*) [ "$(cat "$vt/bind" 2>/dev/null)" = 1 ] && w 0 "$vt/bind" ;;
+				esac
+			done
+		fi
 	fi
 	if [ -f "$RUN/dm" ]; then
 		while read -r u; do

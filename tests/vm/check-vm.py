@@ -714,6 +714,14 @@ def check_hooks(res, s):
                           f"after {what}: 02:00.0 is back on bochs-drm, the rest untouched", vfio)
             res.ok(f"{tag}: after {what}: driver_override of 02:00.0 is cleared",
                    devs.get(TWIN_A, {}).get("override") == "", str(devs.get(TWIN_A)))
+    before = s.get("hooks-vtcon-before", ("", 1))[0].strip()
+    res.ok(f"{tag}: prepare/begin unbinds fbcon from its text console",
+           re.search(r"^vtcon\d+ 0 .*frame buffer", s.get("hooks-vtcon-prepared", ("", 1))[0], re.M)
+           is not None, s.get("hooks-vtcon-prepared", ("", 1))[0])
+    for sec, what in (("hooks-vtcon-released", "release/end"), ("hooks-vtcon-timeout", "the timer")):
+        after = s.get(sec, ("", 1))[0].strip()
+        res.ok(f"{tag}: after {what} the text consoles are bound as before", before and after == before,
+               f"before {before!r}, after {after!r}")
     log_ = s.get("hooks-log", ("", 1))[0]
     res.ok(f"{tag}: the hook log says the timer restored the host",
            "did not start within" in log_ and "restore: done" in log_, log_[-600:])

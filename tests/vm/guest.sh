@@ -98,6 +98,14 @@ ktypes() {
 	return 0
 }
 
+# vtconN bind name, one line each: the text consoles and their drivers
+vtcons() {
+	for v in /sys/class/vtconsole/vtcon*; do
+		[ -e "$v/bind" ] && echo "${v##*/} $(cat "$v/bind") $(cat "$v/name")"
+	done
+	return 0
+}
+
 vfionodes() {
 	[ -d /dev/vfio ] && ls /dev/vfio
 	return 0
@@ -166,16 +174,23 @@ for act in $(echo "${todo:-check}" | tr , ' '); do
 		done
 		sec "hooks-apply-$n" env PATH="$stubs:$PATH" vfiowiz apply --answers "$ans" --yes
 		sec hooks-files ls -l /etc/libvirt/hooks/qemu "/etc/vfiowiz/hooks/$vm"
+		sec hooks-vtcon-before vtcons
 		sec hooks-prepare /etc/libvirt/hooks/qemu "$vm" prepare begin
+		sec hooks-vtcon-prepared vtcons
 		sec hooks-devices-prepared devices
 		sec hooks-vfio vfionodes
 		sec hooks-release /etc/libvirt/hooks/qemu "$vm" release end
 		sec hooks-devices-released devices
+		sec hooks-vfio-released vfionodes
+		sec hooks-vtcon-released vtcons
 		sec hooks-prepare2 /etc/libvirt/hooks/qemu "$vm" prepare begin
 		sec hooks-devices-prepared2 devices
+		sec hooks-vfio2 vfionodes
 		# What the timer runs when the VM never started.
 		sec hooks-timeout "/etc/vfiowiz/hooks/$vm" timeout
 		sec hooks-devices-timeout devices
+		sec hooks-vfio-timeout vfionodes
+		sec hooks-vtcon-timeout vtcons
 		sec hooks-log cat "/var/log/vfiowiz/$vm.log"
 		;;
 	undo)
