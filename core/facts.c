@@ -17,6 +17,7 @@
 #include <zlib.h>
 
 #define SMALL_FILE (1u << 20)
+#define CMDLINE_MAX 65536u	/* x86 COMMAND_LINE_SIZE is 2048, others at most a few KiB */
 
 static void add_note(struct vw_facts *f, char *note)
 {
@@ -362,7 +363,26 @@ void vw_probe_kernel(struct vw_facts *f, const struct vw_sysroot *sr)
 	if (sscanf(k->release, "%u.%u", &k->major, &k->minor) != 2)
 		k->major = k->minor = 0;
 
-	k->cmdline = line_or_empty(sr, "proc/cmdline");
+	{
+		/* The kernel's own limit is a few KiB: anything past CMDLINE_MAX
+		 * is not a command line, and must not pass for an empty one. */
+		char *buf = NULL;
+		struct vw_err err = { 0 };
+		int r = vw_sysroot_read(sr, "proc/cmdline", &buf, NULL, CMDLINE_MAX, &err);
+
+		if (r < 0 && r != -ENOENT) {
+			k->cmdline_unreadable = true;
+			add_note(f, r == -EFBIG
+				 ? vw_xasprintf(_("The kernel command line (/proc/cmdline) is larger than %u bytes: it was not read, so the kernel parameters are unknown."),
+						CMDLINE_MAX)
+				 : vw_xasprintf(_("The kernel command line (/proc/cmdline) could not be read (%s): the kernel parameters are unknown."),
+						strerror(-r)));
+		}
+		if (buf)
+			buf[strcspn(buf, "\n")] = '\0';
+		k->cmdline = vw_xstrdup(buf ? vw_strtrim(buf) : "");
+		free(buf);
+	}
 	k->nparams = vw_cmdline_parse(k->cmdline, &k->params);
 
 	cfg = read_config(sr, k->release, &src);

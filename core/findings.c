@@ -109,6 +109,10 @@ static void rule_iommu(const struct vw_facts *f, struct vw_findings *fs)
 	bool table = f->fw.dmar || f->fw.ivrs;
 	const char *tname = f->fw.dmar ? "DMAR" : "IVRS";
 
+	if (k->cmdline_unreadable)
+		add(fs, "cmdline-unreadable", VW_SEV_BLOCKER,
+		    vw_xstrdup(_("The kernel command line could not be read (see the note on /proc/cmdline below): whether it turns the IOMMU on or off cannot be told.")),
+		    vw_xstrdup(_("Look at /proc/cmdline on the host (for a snapshot: take it again), then run vfiowiz check again.")));
 	if (io->ngroups) {
 		add(fs, "iommu-active", VW_SEV_OK,
 		    vw_xasprintf(ngettext("The IOMMU is active: the kernel made %zu group.",
@@ -191,6 +195,85 @@ static void rule_gpus(const struct vw_facts *f, struct vw_findings *fs)
 		add(fs, "no-gpu", VW_SEV_WARN, vw_xstrdup(_("No GPU found (display classes 0300, 0302, 0380).")), NULL);
 }
 
+/* "0000:04:00.0, 0000:06:00.1" of group g's endpoints outside d's slot;
+ * *host gets the ones the host needs, with what for. */
+static void group_others(const struct vw_facts *f, const struct vw_pci_dev *d, struct vw_buf *all,
+			 struct vw_buf *host)
+{
+	const struct vw_group *g = vw_facts_group(f, d->group);
+
+	for (size_t k = 0; g && k < g->ndevs; k++) {
+		const struct vw_pci_dev *o = &f->devs[g->devs[k]];
+
+		if (o == d || vw_dev_same_slot(o, d) || vw_dev_is_bridge(o))
+			continue;
+		vw_buf_printf(all, "%s%s", all->len ? ", " : "", o->addr);
+		if (o->host_role)
+			vw_buf_printf(host, "%s%s (%s)", host->len ? "; " : "", o->addr,
+				      o->host_role_why ? o->host_role_why : "");
+	}
+}
+
+/* GPUs that cannot go to a VM on their own: their IOMMU group holds other
+ * endpoints, maybe ones the host needs.  When no GPU but the boot display
+ * can go alone, "gpu-limits" says so (the verdict is then not "Ready"). */
+static void rule_gpu_groups(const struct vw_facts *f, struct vw_findings *fs)
+{
+	bool alone = false, limited = false;
+
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+		const struct vw_group *g;
+		struct vw_buf all = VW_BUF_INIT, host = VW_BUF_INIT;
+
+		if (d->role != VW_ROLE_GPU || vw_dev_is_emulated(d) || d->group < 0 ||
+		    !(g = vw_facts_group(f, d->group)))
+			continue;
+		if (g->verdict != VW_GROUP_SHARED) {
+			alone |= d->boot_vga != 1;
+			continue;
+		}
+		group_others(f, d, &all, &host);
+		if (!all.len) {
+			alone |= d->boot_vga != 1;
+			continue;
+		}
+		limited = true;
+		if (host.len)
+			add(fs, "gpu-group-host", VW_SEV_WARN,
+			    vw_xasprintf(_("GPU %s shares IOMMU group %d with devices the host needs: %s. It can only go to a VM together with them, and that is refused unless you opt in."),
+					 d->addr, d->group, host.data),
+			    vw_xstrdup(_("Use a GPU in another IOMMU group, move it to another slot, or use the ACS override (with its security warning).")));
+		else
+			add(fs, "gpu-group-shared", VW_SEV_WARN,
+			    vw_xasprintf(_("GPU %s shares IOMMU group %d with %s: it can only go to the same VM together with them."),
+					 d->addr, d->group, all.data),
+			    vw_xstrdup(_("Give them to the VM together, move a card to a slot in another IOMMU group, or use the ACS override.")));
+		vw_buf_done(&all);
+		vw_buf_done(&host);
+	}
+	if (limited && !alone)
+		add(fs, "gpu-limits", VW_SEV_WARN,
+		    vw_xstrdup(_("No GPU can go to a VM on its own here: each one (but the boot display) shares its IOMMU group with other devices.")),
+		    NULL);
+}
+
+/* What the host needs, for the record: these stay with the host. */
+static void rule_host_roles(const struct vw_facts *f, struct vw_findings *fs)
+{
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+
+		if (!d->host_role)
+			continue;
+		add(fs, "host-device", VW_SEV_INFO,
+		    vw_xasprintf(_("%s (%s) is the host's: %s. It is not given to a VM unless you opt in."),
+				 d->addr, *d->device_name ? d->device_name : vw_role_name(d->role),
+				 d->host_role_why ? d->host_role_why : ""),
+		    NULL);
+	}
+}
+
 static void rule_host_tools(const struct vw_facts *f, struct vw_findings *fs)
 {
 	if (f->container.inside || f->cpu.hypervisor)
@@ -228,6 +311,8 @@ void vw_findings_eval(const struct vw_facts *f, struct vw_findings *out)
 	rule_iommu(f, out);
 	rule_acs(f, out);
 	rule_gpus(f, out);
+	rule_gpu_groups(f, out);
+	rule_host_roles(f, out);
 	rule_host_tools(f, out);
 	rule_notes(f, out);
 }

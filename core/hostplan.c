@@ -494,6 +494,9 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 			     f->kernel.cmdline);
 	if (r == 0 && c->gpu_mode != VW_GPU_DYNAMIC)
 		plan_checks(&h);
+	hp->turns_iommu_on = r == 0 && hp->boot && !f->iommu.ngroups && (f->fw.dmar || f->fw.ivrs) &&
+			     ((f->iommu.cmdline_off && h.removed_off) ||
+			      (!f->iommu.cmdline_off && needs_intel_on(&h)));
 	if (r == 0 && !f->fw.dmar && !f->fw.ivrs && !f->iommu.ngroups)
 		vw_host_note(&h, f->cpu.hypervisor ?
 			     _("This is a virtual machine without a virtual IOMMU: the plan alone cannot make passthrough work here.") :

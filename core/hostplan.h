@@ -59,6 +59,10 @@ struct vw_hostplan {
 	bool by_address;	/* vfio-pci binding by address */
 	bool dynamic;		/* gpu_mode = dynamic: libvirt hooks bind while
 				   the VM runs (hooks.h), nothing at boot */
+	bool turns_iommu_on;	/* the host has no IOMMU groups, its firmware has an
+				   IOMMU, and the planned kernel parameters turn it
+				   on (an 'off' removed, intel_iommu=on added): the
+				   groups are known only after the reboot */
 	int *devs;		/* chosen functions (facts indexes), sorted */
 	size_t ndevs;
 };

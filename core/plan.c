@@ -52,8 +52,19 @@ static void unit_notes(struct vw_plan_info *pi)
 		const struct vw_finding *x = &pi->u.issues.v[i];
 		char *msg = x->msg;
 
-		if (x->sev >= VW_SEV_WARN && strcmp(x->code, "boot-vga"))
+		size_t cl = strlen(x->code);
+
+		/* no-group: said by vw_plan_build_all() with the plan's answer. */
+		if (x->sev < VW_SEV_WARN || !strcmp(x->code, "boot-vga") || !strcmp(x->code, "no-group"))
+			continue;
+		/* What the host loses by the user's opt-in: with what to mind. */
+		if (cl > 8 && !strcmp(x->code + cl - 8, "-allowed") && *x->remedy) {
+			msg = vw_xasprintf("%s %s", x->msg, x->remedy);
 			add_notes(pi, &msg, 1);
+			free(msg);
+		} else {
+			add_notes(pi, &msg, 1);
+		}
 	}
 }
 
@@ -90,10 +101,49 @@ int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, con
 	return 0;
 }
 
+/* A member in no IOMMU group cannot be passed through: refused, unless
+ * this very plan turns the IOMMU on (then the groups are known only after
+ * the reboot, and the user is told to look at them then).  A host plan
+ * that changes nothing binds nothing new (the same answers applied before
+ * the reboot): only said. */
+static int no_group(struct vw_plan_info *pi, const struct vw_facts *f, bool host_changes,
+		    struct vw_err *err)
+{
+	const char *addr = NULL;
+	char *msg;
+
+	for (size_t i = 0; i < pi->u.n && !addr; i++)
+		if (f->devs[pi->u.m[i].dev].group < 0)
+			addr = f->devs[pi->u.m[i].dev].addr;
+	if (!addr)
+		return 0;
+	if (pi->hp.turns_iommu_on || !host_changes) {
+		msg = vw_xstrdup(pi->hp.turns_iommu_on
+				 ? _("This host has no IOMMU groups yet: the plan turns the IOMMU on, and the groups are known only after the reboot. Then run vfiowiz again (or 'vfiowiz groups') to see which devices share a group with the chosen ones before they are used.")
+				 : f->iommu.ngroups ? _("A device of the unit is in no IOMMU group: it cannot be passed through.")
+				 : _("This host has no IOMMU groups: nothing can be passed through until the IOMMU is on."));
+		add_notes(pi, &msg, 1);
+		free(msg);
+		return 0;
+	}
+	if (f->iommu.ngroups)
+		return vw_err_set(err, -EPERM,
+				  _("%s is in no IOMMU group, although the IOMMU is on: it cannot be passed through. See 'vfiowiz groups --all'; a device behind a bridge the IOMMU does not cover cannot go to a VM."),
+				  addr);
+	if (!f->fw.dmar && !f->fw.ivrs)
+		return vw_err_set(err, -EPERM,
+				  _("%s is in no IOMMU group: the firmware publishes no IOMMU (no DMAR or IVRS table), and no kernel parameter can turn it on. Enable VT-d (Intel) or AMD-Vi/IOMMU (AMD) in the firmware setup, boot, then run vfiowiz again."),
+				  addr);
+	return vw_err_set(err, -EPERM,
+			  _("%s is in no IOMMU group: the IOMMU is off, and this plan does not turn it on (the parameter that turns it off is not in a file the plan edits: look at the firmware's boot entry or the boot menu). Turn the IOMMU on, boot, then run vfiowiz again."),
+			  addr);
+}
+
 int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const struct vw_facts *f,
 		      const struct vw_choices *c, struct vw_plan_info *out, struct vw_err *err)
 {
 	int *devs;
+	size_t nbefore;
 	int r;
 
 	vw_plan_info_done(out);
@@ -103,11 +153,26 @@ int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const s
 	r = vw_unit_build_choices(&out->u, f, &out->nl, c, err);
 	if (r < 0)
 		return r;
-	for (size_t i = 0; i < out->u.issues.n; i++) {
-		const struct vw_finding *x = &out->u.issues.v[i];
+	{
+		/* The first blocker with its remedy, then the others' messages:
+		 * the user learns every reason at once. */
+		struct vw_buf b = VW_BUF_INIT;
 
-		if (x->sev == VW_SEV_BLOCKER)
-			return vw_err_set(err, -EPERM, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
+		for (size_t i = 0; i < out->u.issues.n; i++) {
+			const struct vw_finding *x = &out->u.issues.v[i];
+
+			if (x->sev != VW_SEV_BLOCKER)
+				continue;
+			if (!b.len)
+				vw_buf_printf(&b, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
+			else
+				vw_buf_printf(&b, " %s %s", _("Also:"), x->msg);
+		}
+		if (b.len) {
+			r = vw_err_set(err, -EPERM, "%s", b.data);
+			vw_buf_done(&b);
+			return r;
+		}
 	}
 	r = vw_plan_dynamic_check(f, &out->u, c, err);
 	if (r < 0)
@@ -117,8 +182,12 @@ int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const s
 	devs = vw_xcalloc(out->u.n + 1, sizeof(int));
 	for (size_t i = 0; i < out->u.n; i++)
 		devs[i] = out->u.m[i].dev;
+	nbefore = plan->n;
 	r = vw_hostplan_build(plan, &out->hp, f, sr, c, devs, out->u.n, err);
 	free(devs);
+	if (r < 0)
+		return r;
+	r = no_group(out, f, plan->n > nbefore, err);
 	if (r < 0)
 		return r;
 	add_notes(out, out->hp.notes, out->hp.nnotes);

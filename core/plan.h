@@ -8,8 +8,11 @@
  *      outputs);
  *   2. the assignment unit (unit.h) of the chosen devices with those sets,
  *      split_nvlink and keep_out; a blocker stops the plan here;
- *   3. the host (hostplan.h), 4. the VM (vmplan.h), 5. guest access
- *      (access.h), each adding its changes to the one struct vw_plan.
+ *   3. the host (hostplan.h); a member in no IOMMU group stops the plan
+ *      here, unless the host plan turns the IOMMU on (hp.turns_iommu_on:
+ *      then a note says the groups are known only after the reboot);
+ *   4. the VM (vmplan.h), 5. guest access (access.h), each adding its
+ *      changes to the one struct vw_plan.
  *
  * What the front ends show besides the changes is in struct vw_plan_info.
  */

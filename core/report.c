@@ -19,12 +19,30 @@ const char *vw_severity_tag(enum vw_severity s)
 	return (unsigned)s < VW_ARRAY_SIZE(tags) && tags[s] ? _(tags[s]) : "????";
 }
 
-static const char *verdict_sentence(int rc)
+static bool limited(const struct vw_findings *fs)
 {
-	switch (rc) {
+	return vw_findings_exit_code(fs) == 0 && vw_findings_get(fs, "gpu-limits");
+}
+
+const char *vw_report_verdict(const struct vw_findings *fs)
+{
+	if (limited(fs))
+		return _("Passthrough is possible only with the limits marked WARN above.");
+	switch (vw_findings_exit_code(fs)) {
 	case 0: return _("Ready for passthrough.");
 	case 1: return _("Ready after changes the wizard can make.");
 	default: return _("Passthrough is not possible on this machine as it is.");
+	}
+}
+
+const char *vw_report_next_step(const struct vw_findings *fs)
+{
+	if (limited(fs))
+		return _("Next: run vfiowiz to choose which devices go to the VM together.");
+	switch (vw_findings_exit_code(fs)) {
+	case 0: return _("Next: run vfiowiz to choose a GPU and set it up.");
+	case 1: return _("Next: run vfiowiz; it makes those changes and says when to reboot.");
+	default: return _("Next: fix the lines marked STOP, then run vfiowiz check again.");
 	}
 }
 
@@ -73,7 +91,6 @@ static void field(struct vw_buf *out, const char *label, const char *value)
 void vw_report_check_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_findings *fs)
 {
 	const struct vw_cpu *c = &f->cpu;
-	int rc = vw_findings_exit_code(fs);
 	char *boot;
 
 	field(out, _("Host:"), *f->root ? f->root : _("this machine"));
@@ -93,7 +110,7 @@ void vw_report_check_text(struct vw_buf *out, const struct vw_facts *f, const st
 		if (*x->remedy)
 			vw_buf_printf(out, "       -> %s\n", x->remedy);
 	}
-	vw_buf_printf(out, "\n%s\n", verdict_sentence(rc));
+	vw_buf_printf(out, "\n%s %s\n", vw_report_verdict(fs), vw_report_next_step(fs));
 }
 
 static void json_host(struct vw_json *j, const struct vw_facts *f)
@@ -176,6 +193,8 @@ void vw_report_check_json(struct vw_buf *out, const struct vw_facts *f, const st
 	vw_json_str(&j, "schema", "vfiowiz-check/1");
 	vw_json_str(&j, "verdict", verdicts[rc]);
 	vw_json_int(&j, "exit", rc);
+	vw_json_bool(&j, "limited", limited(fs));
+	vw_json_str(&j, "next_step", vw_report_next_step(fs));
 	vw_json_obj_begin(&j, "host");
 	json_host(&j, f);
 	vw_json_obj_end(&j);
@@ -247,6 +266,22 @@ void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_
 	}
 }
 
+void vw_host_role_text(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *why = d->host_role_why ? d->host_role_why : "";
+	size_t start = out->len;
+
+	/* One reason string covers every role: said once, after the labels. */
+	if (d->host_role & VW_HOST_STORAGE)
+		vw_buf_adds(out, _("host storage"));
+	if (d->host_role & VW_HOST_NETWORK)
+		vw_buf_printf(out, "%s%s", out->len > start ? ", " : "", _("host network"));
+	if (d->host_role & VW_HOST_INPUT)
+		vw_buf_printf(out, "%s%s", out->len > start ? ", " : "", _("host input"));
+	if (out->len > start && *why)
+		vw_buf_printf(out, ": %s", why);
+}
+
 static void text_dev(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d)
 {
 	size_t mark;
@@ -258,6 +293,11 @@ static void text_dev(struct vw_buf *out, const struct vw_facts *f, const struct 
 	mark = out->len;
 	vw_buf_adds(out, "  <- ");
 	vw_role_text(out, f, d);
+	if (d->host_role) {
+		if (out->len > mark + 5)
+			vw_buf_adds(out, "; ");
+		vw_host_role_text(out, d);
+	}
 	if (out->len == mark + 5) {	/* no role to show */
 		out->len = mark;
 		out->data[mark] = '\0';
@@ -350,6 +390,20 @@ static void json_dev(struct vw_json *j, const struct vw_facts *f, const struct v
 		vw_json_null(j, "acs");
 	}
 	vw_json_str(j, "note", d->note);
+	{
+		char roles[64];
+
+		vw_json_arr_begin(j, "host_role");
+		vw_host_role_names(d->host_role, roles, sizeof(roles));
+		for (char *r = roles, *next; *r; r = next) {
+			next = r + strcspn(r, ",");
+			if (*next)
+				*next++ = '\0';
+			vw_json_str(j, NULL, r);
+		}
+		vw_json_arr_end(j);
+	}
+	vw_json_str(j, "host_role_why", d->host_role_why ? d->host_role_why : "");
 	vw_json_obj_end(j);
 }
 

@@ -22,5 +22,14 @@ const char *vw_severity_tag(enum vw_severity s);
 const char *vw_verdict_text(enum vw_group_verdict v);
 /* Translated role label for a device line ("GPU", "companion of 0000:01:00.0"). */
 void vw_role_text(struct vw_buf *out, const struct vw_facts *f, const struct vw_pci_dev *d);
+/* Translated host role of a device ("host storage: /, /boot/efi (nvme0n1)";
+ * roles joined by "; "), nothing when the host does not need it. */
+void vw_host_role_text(struct vw_buf *out, const struct vw_pci_dev *d);
+
+/* The verdict of `check` (translated, one sentence) and its next step (the
+ * command to run, translated): ready, possible only with limits (no GPU can
+ * go alone: finding gpu-limits), ready after changes, not possible. */
+const char *vw_report_verdict(const struct vw_findings *fs);
+const char *vw_report_next_step(const struct vw_findings *fs);
 
 #endif

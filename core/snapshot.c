@@ -9,6 +9,7 @@
 #include "snapshot.h"
 
 #include "exec.h"
+#include "facts.h"
 #include "redact.h"
 
 #include <errno.h>
@@ -55,6 +56,12 @@ static const struct {
 	{ "proc/mounts", VW_AREA_PROC, true },
 	{ "proc/self/mounts", VW_AREA_PROC, true },
 	{ "proc/swaps", VW_AREA_PROC, true },
+	/* The host roles (facts.h): routes in hex, not redacted (the host's
+	 * networks and gateways, no person's address); input device names
+	 * and ids redacted like any text. */
+	{ "proc/net/route", VW_AREA_PROC, false },
+	{ "proc/net/ipv6_route", VW_AREA_PROC, false },
+	{ "proc/bus/input/devices", VW_AREA_PROC, true },
 	{ "proc/sys/kernel/random/boot_id", VW_AREA_PROC, true },
 	{ "proc/driver/nvidia/version", VW_AREA_PROC, false },
 	{ "sys/module/nvidia/version", VW_AREA_SYS, false },
@@ -603,6 +610,40 @@ static void collect_storage(struct ctx *c)
 	vw_strv_free(ids);
 }
 
+/* Network interfaces: their PCI function (IF/device) and what they sit on
+ * (lower_IF: bridges, bonds, VLANs), as links; nothing else of them.  The
+ * SSH session is not recorded (it names the client's address): a tree that
+ * already holds one (a replayed snapshot, a fixture) keeps it. */
+static void collect_net(struct ctx *c)
+{
+	char **names;
+
+	collect_list(c, "sys/class/net", &names);
+	for (char **n = names; n && *n; n++) {
+		char *rel = vw_xasprintf("sys/class/net/%s", *n), *dir, *p, **sub;
+
+		dir = keep_link(c, rel, VW_AREA_SYS, true);
+		free(rel);
+		if (!dir)
+			continue;
+		p = vw_xasprintf("%s/device", dir);
+		free(keep_link(c, p, VW_AREA_SYS, false));
+		free(p);
+		collect_list(c, dir, &sub);
+		for (char **e = sub; e && *e; e++)
+			if (vw_startswith(*e, "lower_")) {
+				p = vw_xasprintf("%s/%s", dir, *e);
+				free(keep_link(c, p, VW_AREA_SYS, false));
+				free(p);
+			}
+		vw_strv_free(sub);
+		free(dir);
+	}
+	vw_strv_free(names);
+	if (!vw_sysroot_is_host(c->sr))
+		copy_file(c, VW_SSH_FILE, VW_SSH_FILE, VW_AREA_STATE, false, SYSFS_MAX);
+}
+
 static void collect_files(struct ctx *c)
 {
 	char *p;
@@ -998,6 +1039,7 @@ int vw_snapshot_collect(const struct vw_sysroot *sr, const struct vw_snapshot_op
 	collect_pci(&c);
 	collect_iommu(&c);
 	collect_storage(&c);
+	collect_net(&c);
 	collect_files(&c);
 	collect_markers(&c);
 	collect_state(&c);

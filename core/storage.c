@@ -32,6 +32,7 @@ struct ctx {
 	struct vw_storage *s;
 	struct mnt *m;		/* proc mounts */
 	size_t nm;
+	const char *tag;	/* short name of the current claim, for holds */
 };
 
 static void note(struct vw_storage *s, char *msg)
@@ -346,6 +347,7 @@ static void new_disk(struct ctx *c, const char *name, bool sysfs)
 	d->by_id = vw_xstrdup("");
 	d->refusal = vw_xstrdup("");
 	d->warning = vw_xstrdup("");
+	d->holds = vw_xstrdup("");
 	read_content(c, d);
 	for (size_t i = 0; i < d->nparts; i++)
 		part_defaults(&d->parts[i]);
@@ -468,9 +470,25 @@ static bool find_name(struct vw_storage *s, const char *name, struct vw_blk_disk
 	return false;
 }
 
-static void mark(struct vw_blk_disk *d, struct vw_blk_part *p, const char *why)
+/* Append tag to the ", "-separated list *dst unless it is already there. */
+static void add_tag(char **dst, const char *tag)
+{
+	size_t n = strlen(tag);
+	char *old = *dst;
+
+	if (!*tag)
+		return;
+	for (const char *q = old; (q = strstr(q, tag)); q++)
+		if ((q == old || q[-1] == ' ') && (q[n] == ',' || !q[n]))
+			return;
+	*dst = *old ? vw_xasprintf("%s, %s", old, tag) : vw_xstrdup(tag);
+	free(old);
+}
+
+static void mark(const struct ctx *c, struct vw_blk_disk *d, struct vw_blk_part *p, const char *why)
 {
 	add_reason(p ? &p->use : &d->refusal, p ? ", " : "; ", why);
+	add_tag(&d->holds, c->tag ? c->tag : "");
 }
 
 /* Mark name and, through slaves/ (dm, md), everything under it. */
@@ -484,7 +502,7 @@ static void claim(struct ctx *c, const char *name, const char *why, int depth)
 	if (depth > MAX_DEPTH || strchr(name, '/') || !*name)
 		return;
 	if (find_name(c->s, name, &d, &p)) {
-		mark(d, p, why);
+		mark(c, d, p, why);
 		return;
 	}
 	rel = vw_xasprintf("sys/block/%s/slaves", name);
@@ -521,11 +539,11 @@ static void claim_matching(struct ctx *c, const char *type, const char *uuid, co
 			if (type && strcmp(p->fstype, type))
 				continue;
 			if ((uuid && *uuid && !strcmp(p->uuid, uuid)) || (label && *label && !strcmp(p->label, label)))
-				mark(d, p, why);
+				mark(c, d, p, why);
 		}
 		if ((!type || !strcmp(d->fstype, type)) &&
 		    ((uuid && *uuid && !strcmp(d->uuid, uuid)) || (label && *label && !strcmp(d->label, label))))
-			mark(d, NULL, why);
+			mark(c, d, NULL, why);
 	}
 }
 
@@ -543,17 +561,23 @@ static const char *fs_uuid_of(struct ctx *c, const char *name, const char **type
 static void claim_mounts(struct ctx *c)
 {
 	bool zfs_unknown = false;
+	char *zpool = NULL;	/* the pool of "/", else the first one mounted */
 
 	for (size_t i = 0; i < c->nm; i++) {
 		struct mnt *m = &c->m[i];
 		char *why = mount_reason(m->dir), *name;
 
+		c->tag = m->dir;
 		if (!strcmp(m->type, "zfs")) {
 			char *pool = vw_xstrndup(m->src, strcspn(m->src, "/"));
 			char *zwhy = vw_xasprintf(_("member of the ZFS pool %s, mounted at %s"), pool, m->dir);
 
 			claim_matching(c, "zfs_member", NULL, pool, zwhy);
 			zfs_unknown = true;
+			if (!zpool || !strcmp(m->dir, "/")) {
+				free(zpool);
+				zpool = vw_xstrdup(pool);
+			}
 			free(zwhy);
 			free(pool);
 		} else if ((name = dev_name(c, m->src))) {
@@ -568,10 +592,18 @@ static void claim_mounts(struct ctx *c)
 		free(why);
 	}
 	/* Without a disk's contents, ZFS membership cannot be told. */
-	for (size_t i = 0; zfs_unknown && i < c->s->ndisks; i++)
-		if (!c->s->disks[i].content_known)
-			mark(&c->s->disks[i], NULL,
-			     _("its contents could not be read, so it may belong to a mounted ZFS pool (run as root)"));
+	{
+		char *tag = zpool ? vw_xasprintf(_("perhaps the ZFS pool %s"), zpool) : NULL;
+
+		c->tag = tag;
+		for (size_t i = 0; zfs_unknown && i < c->s->ndisks; i++)
+			if (!c->s->disks[i].content_known)
+				mark(c, &c->s->disks[i], NULL,
+				     _("its contents could not be read, so it may belong to a mounted ZFS pool (run as root)"));
+		c->tag = NULL;
+		free(tag);
+		free(zpool);
+	}
 }
 
 static void add_swap(struct ctx *c, char **w, size_t n)
@@ -583,6 +615,7 @@ static void add_swap(struct ctx *c, char **w, size_t n)
 		return;
 	unoctal(w[0]);
 	name = dev_name(c, w[0]);
+	c->tag = _("swap");
 	if (name)
 		claim(c, name, _("active swap"), 0);
 	free(name);
@@ -596,6 +629,7 @@ static void add_fstab(struct ctx *c, char **w, size_t n)
 	(void)n;
 	why = strcmp(w[2], "swap") ? vw_xasprintf(_("listed in the host's /etc/fstab for %s"), dir)
 				   : vw_xstrdup(_("listed in the host's /etc/fstab as swap"));
+	c->tag = strcmp(w[2], "swap") ? dir : _("swap");
 	if (vw_startswith(spec, "UUID=")) {
 		claim_matching(c, NULL, spec + 5, NULL, why);
 	} else if (vw_startswith(spec, "LABEL=")) {
@@ -609,7 +643,7 @@ static void add_fstab(struct ctx *c, char **w, size_t n)
 				struct vw_blk_part *p = &c->s->disks[i].parts[k];
 
 				if (!strcasecmp(uuid ? p->partuuid : p->partlabel, v))
-					mark(&c->s->disks[i], p, why);
+					mark(c, &c->s->disks[i], p, why);
 			}
 	} else {
 		char *name = dev_name(c, spec);
@@ -636,7 +670,9 @@ static void claim_holders(struct ctx *c)
 			if (n > 0 && !*(p ? p->use : d->refusal)) {
 				char *why = vw_xasprintf(_("in use by %s (LVM, RAID or encryption)"), h[0]);
 
-				mark(d, p, why);
+				c->tag = h[0];
+				mark(c, d, p, why);
+				c->tag = NULL;
 				free(why);
 			}
 			vw_strv_free(h);
@@ -829,6 +865,7 @@ void vw_storage_done(struct vw_storage *s)
 		free(d->uuid);
 		free(d->refusal);
 		free(d->warning);
+		free(d->holds);
 	}
 	free(s->disks);
 	for (size_t i = 0; i < s->nnotes; i++)

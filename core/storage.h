@@ -62,6 +62,9 @@ struct vw_blk_disk {
 	bool usable;		/* may be given to a VM */
 	char *refusal;		/* why not (translated, reasons joined by "; "), "" when usable */
 	char *warning;		/* worth saying although usable ("" none) */
+	char *holds;		/* what the host has on it, short, ", "-separated:
+				   mount points, "swap", holders ("md0", "dm-0");
+				   "" when usable */
 };
 
 struct vw_storage {

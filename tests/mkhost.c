@@ -30,6 +30,24 @@
  *   group N [type=T] [nodevdir]     declare a group (one that no dev names is
  *                                   left empty; nodevdir: no devices/ at all)
  *   dir PATH                        empty directory
+ *   block NAME dev=BDF [size=GIB] [parts=N] [model=TEXT] [rotational=0|1]
+ *       [removable=0|1] [holders=PART:NAME,...]
+ *                                   a disk on the storage controller BDF, laid
+ *                                   out as the kernel does (nvme*: under
+ *                                   BDF/nvme/nvmeK/, others under a SCSI
+ *                                   host); parts=N partitions NAME1.. (NAMEp1..
+ *                                   after a digit), the first 1 GiB; holders:
+ *                                   dm/md devices using partition PART (0: the
+ *                                   whole disk), links to
+ *                                   sys/devices/virtual/block/NAME (describe
+ *                                   those with file/symlink, their slaves/
+ *                                   entries as links back); sys/block and
+ *                                   sys/class/block
+ *   net IF [dev=BDF] [lower=IF,...] [bridge] [mac=MAC]
+ *                                   a network interface: of the PCI function
+ *                                   BDF (IF/device), or virtual (a bridge,
+ *                                   bond or VLAN) over lower interfaces
+ *                                   described before it; sys/class/net/IF
  *   symlink PATH TARGET             TARGET written as given (may dangle/loop)
  *
  * Directives that take content, given on the lines that follow, each line
@@ -223,6 +241,20 @@ struct blob {
 	struct buf data;
 };
 
+/* "block" and "net" directives. */
+struct blk {
+	int line;
+	char *name, *dev, *model, *holders;
+	unsigned long size_gib;
+	int parts, rotational, removable;
+};
+
+struct netif {
+	int line;
+	char *name, *dev, *lower, *mac, *path;
+	bool bridge;
+};
+
 struct host {
 	char *name;
 	bool have_cpu;
@@ -246,6 +278,10 @@ struct host {
 	int ndirs;
 	struct kv *links;
 	int nlinks;
+	struct blk *blks;
+	int nblks;
+	struct netif *nets;
+	int nnets;
 	int kconfig_blob;		/* index or -1 */
 	int kconfig_where;		/* 1 boot, 2 proc, 3 both */
 };
@@ -811,6 +847,68 @@ static struct blob *parse_line(struct host *h, char *line, int lineno)
 		if (n != 2)
 			bad(lineno, "dir wants one path");
 		*APPEND(h->dirs, h->ndirs) = root_path(tok[1], lineno);
+	} else if (!strcmp(d, "block")) {
+		struct blk *b;
+
+		if (n < 2 || strchr(tok[1], '/') || strchr(tok[1], '='))
+			bad(lineno, "block wants a disk name");
+		b = APPEND(h->blks, h->nblks);
+		memset(b, 0, sizeof(*b));
+		b->line = lineno;
+		b->name = xstrdup(tok[1]);
+		b->size_gib = 512;
+		for (int i = 2; i < n; i++) {
+			char *k = tok[i], *v = kv_split(tok[i], lineno);
+
+			if (!strcmp(k, "dev"))
+				b->dev = xstrdup(v);
+			else if (!strcmp(k, "size"))
+				b->size_gib = parse_num(v, 10, 1ul << 20, "size", lineno);
+			else if (!strcmp(k, "parts"))
+				b->parts = (int)parse_num(v, 10, 64, "parts", lineno);
+			else if (!strcmp(k, "model"))
+				b->model = xstrdup(v);
+			else if (!strcmp(k, "rotational"))
+				b->rotational = parse_bool(v, "rotational", lineno);
+			else if (!strcmp(k, "removable"))
+				b->removable = parse_bool(v, "removable", lineno);
+			else if (!strcmp(k, "holders"))
+				b->holders = xstrdup(v);
+			else
+				bad(lineno, "unknown block key \"%s\"", k);
+		}
+		if (!b->dev)
+			bad(lineno, "block wants dev=BDF");
+		if (b->parts && b->size_gib <= (unsigned long)b->parts)
+			bad(lineno, "block: size too small for %d partitions", b->parts);
+	} else if (!strcmp(d, "net")) {
+		struct netif *f;
+
+		if (n < 2 || strchr(tok[1], '/') || strchr(tok[1], '='))
+			bad(lineno, "net wants an interface name");
+		f = APPEND(h->nets, h->nnets);
+		memset(f, 0, sizeof(*f));
+		f->line = lineno;
+		f->name = xstrdup(tok[1]);
+		for (int i = 2; i < n; i++) {
+			char *k = tok[i], *v;
+
+			if (!strcmp(k, "bridge")) {
+				f->bridge = true;
+				continue;
+			}
+			v = kv_split(tok[i], lineno);
+			if (!strcmp(k, "dev"))
+				f->dev = xstrdup(v);
+			else if (!strcmp(k, "lower"))
+				f->lower = xstrdup(v);
+			else if (!strcmp(k, "mac"))
+				f->mac = xstrdup(v);
+			else
+				bad(lineno, "unknown net key \"%s\"", k);
+		}
+		if (f->dev && f->lower)
+			bad(lineno, "net: dev= and lower= exclude each other");
 	} else if (!strcmp(d, "symlink")) {
 		struct kv *l;
 
@@ -1652,6 +1750,184 @@ static void write_blob(const char *path, struct blob *b)
 	}
 }
 
+static struct dev *dev_named(struct host *h, const char *bdf, int line)
+{
+	int i = find_dev(h, bdf);
+
+	if (i < 0)
+		bad(line, "no dev %s described", bdf);
+	return &h->devs[i];
+}
+
+static void put_num(const char *dir, const char *name, unsigned long long v)
+{
+	char *p = xasprintf("%s/%s", dir, name), *s = xasprintf("%llu\n", v);
+
+	puts_(p, s);
+	free(p);
+	free(s);
+}
+
+/* Disks as the block layer shows them: the device directory below its
+ * controller, sys/block/NAME and sys/class/block/NAME links to it. */
+static void write_blocks(struct host *h)
+{
+	int scsi = 0;
+
+	for (int i = 0; i < h->nblks; i++) {
+		struct blk *b = &h->blks[i];
+		struct dev *d = dev_named(h, b->dev, b->line);
+		char *ctl, *disk, *p;
+		unsigned long long sectors = (unsigned long long)b->size_gib << 21, start = 2048;
+		size_t nl = strlen(b->name);
+		bool digit = nl && b->name[nl - 1] >= '0' && b->name[nl - 1] <= '9';
+
+		if (!strncmp(b->name, "nvme", 4)) {
+			ctl = xasprintf("%s/nvme/nvme%d", d->path, atoi(b->name + 4));
+			disk = xasprintf("%s/%s", ctl, b->name);
+		} else {
+			ctl = xasprintf("%s/ata%d/host%d/target%d:0:0/%d:0:0:0", d->path, scsi + 1, scsi, scsi, scsi);
+			disk = xasprintf("%s/block/%s", ctl, b->name);
+			scsi++;
+		}
+		p = xasprintf("%s/model", ctl);
+		puts_(p, b->model ? b->model : "FIXTURE DISK");
+		free(p);
+		put_num(disk, "size", sectors);
+		put_num(disk, "removable", (unsigned)b->removable);
+		put_num(disk, "ro", 0);
+		put_num(disk, "queue/rotational", (unsigned)b->rotational);
+		p = xasprintf("%s/holders", disk);
+		mkdirs(p);
+		free(p);
+		p = xasprintf("%s/device", disk);
+		link_rel(p, ctl);
+		free(p);
+		for (int k = 1; k <= b->parts; k++) {
+			char *pname = xasprintf("%s%s%d", b->name, digit ? "p" : "", k);
+			char *pdir = xasprintf("%s/%s", disk, pname), *cls;
+			unsigned long long size = k == 1 ? 1ull << 21
+					: (sectors - 4096 - (1ull << 21)) / (unsigned)(b->parts - 1) / 2048 * 2048;
+
+			put_num(pdir, "partition", (unsigned)k);
+			put_num(pdir, "start", start);
+			put_num(pdir, "size", size);
+			start += size;
+			p = xasprintf("%s/holders", pdir);
+			mkdirs(p);
+			free(p);
+			cls = xasprintf("sys/class/block/%s", pname);
+			link_rel(cls, pdir);
+			free(cls);
+			free(pname);
+			free(pdir);
+		}
+		for (char *hl = b->holders, *next; hl && *hl; hl = next) {
+			char *item, *colon, *dir;
+			long part;
+
+			next = hl + strcspn(hl, ",");
+			item = xasprintf("%.*s", (int)(next - hl), hl);
+			if (*next)
+				next++;
+			colon = strchr(item, ':');
+			if (!colon || !colon[1])
+				bad(b->line, "holders wants PART:NAME");
+			*colon = 0;
+			part = (long)parse_num(item, 10, (unsigned long)b->parts, "holders part", b->line);
+			dir = part ? xasprintf("%s/%s%s%ld/holders/%s", disk, b->name, digit ? "p" : "", part, colon + 1)
+				   : xasprintf("%s/holders/%s", disk, colon + 1);
+			{
+				/* A link to the holder, as sysfs has it. */
+				char *t = xasprintf("sys/devices/virtual/block/%s", colon + 1);
+
+				link_rel(dir, t);
+				free(t);
+			}
+			free(dir);
+			free(item);
+		}
+		p = xasprintf("sys/block/%s", b->name);
+		link_rel(p, disk);
+		free(p);
+		p = xasprintf("sys/class/block/%s", b->name);
+		link_rel(p, disk);
+		free(p);
+		free(ctl);
+		free(disk);
+	}
+}
+
+static struct netif *net_named(struct host *h, const char *name, int upto)
+{
+	for (int i = 0; i < upto; i++)
+		if (!strcmp(h->nets[i].name, name))
+			return &h->nets[i];
+	return NULL;
+}
+
+/* Network interfaces: BDF/net/IF with a device link, or virtual ones with
+ * lower_IF links (and brif/IF for a bridge); sys/class/net/IF. */
+static void write_nets(struct host *h)
+{
+	for (int i = 0; i < h->nnets; i++) {
+		struct netif *f = &h->nets[i];
+		char *p;
+
+		if (f->dev) {
+			struct dev *d = dev_named(h, f->dev, f->line);
+
+			f->path = xasprintf("%s/net/%s", d->path, f->name);
+			p = xasprintf("%s/device", f->path);
+			link_rel(p, d->path);
+			free(p);
+		} else {
+			f->path = xasprintf("sys/devices/virtual/net/%s", f->name);
+		}
+		p = xasprintf("%s/address", f->path);
+		if (f->mac) {
+			char *m = xasprintf("%s\n", f->mac);
+
+			puts_(p, m);
+			free(m);
+		} else {
+			char m[32];
+
+			snprintf(m, sizeof(m), "02:00:00:00:%02x:%02x\n", (i >> 8) & 0xff, i & 0xff);
+			puts_(p, m);
+		}
+		free(p);
+		p = xasprintf("%s/operstate", f->path);
+		puts_(p, "up\n");
+		free(p);
+		put_num(f->path, "ifindex", (unsigned)i + 1);
+		for (char *l = f->lower, *next; l && *l; l = next) {
+			char *name;
+			struct netif *lo;
+
+			next = l + strcspn(l, ",");
+			name = xasprintf("%.*s", (int)(next - l), l);
+			if (*next)
+				next++;
+			lo = net_named(h, name, i);
+			if (!lo)
+				bad(f->line, "net: lower %s is not described before", name);
+			p = xasprintf("%s/lower_%s", f->path, name);
+			link_rel(p, lo->path);
+			free(p);
+			if (f->bridge) {
+				p = xasprintf("%s/brif/%s", f->path, name);
+				link_rel(p, lo->path);
+				free(p);
+			}
+			free(name);
+		}
+		p = xasprintf("sys/class/net/%s", f->name);
+		link_rel(p, f->path);
+		free(p);
+	}
+}
+
 static void write_host(struct host *h)
 {
 	mkdirs("sys/bus/pci/devices");
@@ -1673,6 +1949,8 @@ static void write_host(struct host *h)
 	write_iommu(h);
 	write_acpi(h);
 	write_efi(h);
+	write_blocks(h);
+	write_nets(h);
 
 	if (h->have_cpu)
 		write_cpuinfo(h);

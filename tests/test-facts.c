@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zlib.h>
 
 static struct vw_sysroot *open_root(const char *root)
@@ -279,6 +280,114 @@ static void test_findings(void **state)
 	free(root);
 }
 
+/* The last line of `check`'s text: the verdict and the next step. */
+static char *verdict_line(const struct vw_facts *f, const struct vw_findings *fs)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	char *last, *r;
+
+	vw_report_check_text(&b, f, fs);
+	b.data[b.len - 1] = '\0';
+	last = strrchr(b.data, '\n');
+	r = vw_xstrdup(last ? last + 1 : b.data);
+	vw_buf_done(&b);
+	return r;
+}
+
+/* Issue 14 item 13: a /proc/cmdline past the read limit (50 MB, as a
+ * hostile snapshot had it) is said, and the verdict is never "Ready". */
+static void test_cmdline_unreadable(void **state)
+{
+	char *root = tu_mkroot(), *path, *line;
+	struct vw_facts f;
+	struct vw_findings fs;
+	FILE *fp;
+
+	(void)state;
+	base_host(root);
+	tu_mkdir(root, "sys/kernel/iommu_groups/0/devices");
+	tu_mkdir(root, "sys/class/iommu/dmar0");
+	path = vw_xasprintf("%s/proc/cmdline", root);
+	fp = fopen(path, "w");
+	assert_non_null(fp);
+	assert_int_equal(fputs("ro intel_iommu=on ", fp) >= 0, 1);
+	assert_int_equal(ftruncate(fileno(fp), 50l << 20), 0);
+	fclose(fp);
+	free(path);
+	assert_int_equal(probe_rc(root, &f, &fs), 2);
+	assert_true(f.kernel.cmdline_unreadable);
+	assert_string_equal(f.kernel.cmdline, "");
+	assert_non_null(vw_findings_get(&fs, "cmdline-unreadable"));
+	line = verdict_line(&f, &fs);
+	assert_null(strstr(line, "Ready"));
+	assert_non_null(strstr(line, "vfiowiz check"));
+	free(line);
+	vw_findings_done(&fs);
+	vw_facts_done(&f);
+
+	/* A normal one again: read, no finding. */
+	tu_write(root, "proc/cmdline", "ro quiet\n");
+	assert_int_equal(probe_rc(root, &f, &fs), 0);
+	assert_false(f.kernel.cmdline_unreadable);
+	assert_null(vw_findings_get(&fs, "cmdline-unreadable"));
+	vw_findings_done(&fs);
+	vw_facts_done(&f);
+	tu_rmtree(root);
+	free(root);
+}
+
+/* Issue 13 item 6: every verdict ends with the next step; two GPUs in one
+ * group (and only the boot display alone) are not "Ready for passthrough". */
+static void test_verdict_next_step(void **state)
+{
+	static const struct {
+		const char *host, *want;
+		int rc;
+	} hosts[] = {
+		{ "identical-gpus-shared", "Passthrough is possible only with the limits marked WARN above. Next: run vfiowiz", 0 },
+		{ "demo", "Ready for passthrough. Next: run vfiowiz", 0 },
+		{ "iommu-off-cmdline", "Ready after changes the wizard can make. Next: run vfiowiz", 1 },
+		{ "iommu-off-firmware", "Passthrough is not possible on this machine as it is. Next: fix the lines marked STOP, then run vfiowiz check again.", 2 },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(hosts); i++) {
+		char *root = tu_host(hosts[i].host), *line;
+		struct vw_facts f;
+		struct vw_findings fs;
+		struct vw_buf j = VW_BUF_INIT;
+
+		if (!root)
+			skip();
+		assert_int_equal(probe_rc(root, &f, &fs), hosts[i].rc);
+		line = verdict_line(&f, &fs);
+		if (!vw_startswith(line, hosts[i].want))
+			fail_msg("%s: \"%s\"", hosts[i].host, line);
+		free(line);
+		vw_report_check_json(&j, &f, &fs);
+		assert_non_null(strstr(j.data, i == 0 ? "\"limited\": true" : "\"limited\": false"));
+		assert_non_null(strstr(j.data, "\"next_step\": \"Next: "));
+		vw_buf_done(&j);
+		if (i == 0) {
+			const struct vw_finding *x = vw_findings_get(&fs, "gpu-group-shared");
+
+			assert_non_null(x);
+			assert_non_null(strstr(x->msg, "0000:04:00.0"));
+			assert_non_null(vw_findings_get(&fs, "gpu-limits"));
+		}
+		if (i == 1) {
+			/* The boot display's group holds the NIC and the keyboard's
+			 * controller: said, but the RTX 3090 can go alone. */
+			assert_non_null(vw_findings_get(&fs, "gpu-group-host"));
+			assert_null(vw_findings_get(&fs, "gpu-limits"));
+			assert_non_null(vw_findings_get(&fs, "host-device"));
+		}
+		vw_findings_done(&fs);
+		vw_facts_done(&f);
+		free(root);
+	}
+}
+
 /* One PCI function in a hand-made sysfs tree. */
 static void add_dev(const char *root, const char *path, const char *addr, const char *vendor,
 		    const char *cls, int group)
@@ -360,7 +469,8 @@ static void test_pci_bad_input(void **state)
 	assert_int_equal(f.ngroups, 3);
 	assert_int_equal(vw_facts_group(&f, 1)->verdict, VW_GROUP_BRIDGES_ONLY);
 	assert_int_equal(vw_facts_group(&f, 7)->verdict, VW_GROUP_EMPTY);
-	assert_int_equal(f.nnotes, 1);	/* the bogus entry */
+	assert_int_equal(f.nnotes, 2);	/* the bogus entry; no sys/block */
+	assert_non_null(strstr(f.notes[1], "could not be listed"));
 	assert_non_null(vw_findings_get(&fs, "device-unreadable"));
 	vw_findings_done(&fs);
 	vw_facts_done(&f);
@@ -475,6 +585,8 @@ int main(void)
 		cmocka_unit_test(test_cpu_and_container),
 		cmocka_unit_test(test_kernel_config),
 		cmocka_unit_test(test_findings),
+		cmocka_unit_test(test_cmdline_unreadable),
+		cmocka_unit_test(test_verdict_next_step),
 		cmocka_unit_test(test_pci_bad_input),
 		cmocka_unit_test(test_json_escape),
 		cmocka_unit_test(test_acs),

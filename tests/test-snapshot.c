@@ -663,6 +663,14 @@ static void same_facts(const struct vw_facts *a, const struct vw_facts *b)
 	assert_int_equal(a->distro.bootloader, b->distro.bootloader);
 	assert_int_equal(a->distro.initramfs, b->distro.initramfs);
 	assert_int_equal(a->distro.driverctl, b->distro.driverctl);
+	/* What the host needs survives the snapshot. */
+	assert_int_equal(a->over_ssh, b->over_ssh);
+	for (size_t i = 0; i < a->ndevs; i++) {
+		if (a->devs[i].host_role != b->devs[i].host_role)
+			fail_msg("%s: host role %u, %u in the snapshot (%s)", a->devs[i].addr,
+				 a->devs[i].host_role, b->devs[i].host_role, a->devs[i].host_role_why);
+		assert_string_equal(a->devs[i].host_role_why, b->devs[i].host_role_why);
+	}
 }
 
 /* Snapshot root, write it, import it, probe both: the same facts. */

@@ -48,7 +48,7 @@ english() {
 
 # The prose of --json masked: what must not change with the language.
 json_mask() {
-	sed 's/^\( *"\(message\|remedy\|note\)": \)".*"\(,\{0,1\}\)$/\1"..."\3/' "$1"
+	sed 's/^\( *"\(message\|remedy\|note\|next_step\|host_role_why\)": \)".*"\(,\{0,1\}\)$/\1"..."\3/' "$1"
 }
 
 # The unified diffs of a plan's output, and the rest: split_plan FILE
