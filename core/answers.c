@@ -79,6 +79,8 @@ static const char *const bootloaders[] = { "auto", VW_BOOTLOADERS(WORD_) NULL };
 static const char *const initramfs_tools[] = { "auto", VW_INITRAMFS_TOOLS(WORD_) NULL };
 #undef WORD_
 static const char *const bindings[] = { "auto", "ids", "address", "cmdline", NULL };
+static const char *const gpu_modes[] = { "static", "dynamic", NULL };
+static const char *const lg_modes[] = { "none", "ivshmem", "kvmfr", NULL };
 static const char *const targets[] = { "libvirt", "proxmox", NULL };
 static const char *const guests[] = { "windows", "linux", NULL };
 static const char *const storages[] = { "qcow2", "image", "disk", NULL };
@@ -280,6 +282,8 @@ static int check_word(cfg_t *cfg, cfg_opt_t *opt, const char *path, const char *
 WORD_CB(v_bootloader, "bootloader", bootloaders)
 WORD_CB(v_initramfs, "initramfs", initramfs_tools)
 WORD_CB(v_binding, "binding", bindings)
+WORD_CB(v_gpu_mode, "gpu_mode", gpu_modes)
+WORD_CB(v_looking_glass, "vm|looking_glass", lg_modes)
 WORD_CB(v_target, "vm|target", targets)
 WORD_CB(v_guest, "vm|guest_os", guests)
 WORD_CB(v_storage_type, "vm|storage|type", storages)
@@ -545,6 +549,34 @@ NAME_CB(v_vm_name, "vm|name", 64, "._+-")
 NAME_CB(v_ssh_user, "access|ssh_user", 32, "._-")
 NAME_CB(v_ssh_host, "access|ssh_host", 253, "._-:")
 
+/* "WIDTHxHEIGHT", each 320 to 16384. */
+static bool parse_resolution(const char *s, long *w, long *h)
+{
+	char *end;
+
+	*w = strtol(s, &end, 10);
+	if (end == s || *end != 'x' || *s == '-' || *s == '+')
+		return false;
+	s = end + 1;
+	*h = strtol(s, &end, 10);
+	if (end == s || *end || *s == '-' || *s == '+')
+		return false;
+	return *w >= 320 && *w <= 16384 && *h >= 200 && *h <= 16384;
+}
+
+static int v_lg_resolution(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = opt_str(opt);
+	long w, h;
+
+	if (seen_once("vm|looking_glass_resolution", cfg->line) < 0)
+		return -1;
+	if (!parse_resolution(v, &w, &h))
+		return fail_at(cfg->line, _("bad value '%s' for 'vm|looking_glass_resolution' (expected WIDTHxHEIGHT, such as 2560x1440)"),
+			       v);
+	return 0;
+}
+
 static int v_storage_path(cfg_t *cfg, cfg_opt_t *opt)
 {
 	const char *v = opt_str(opt);
@@ -633,6 +665,8 @@ static cfg_opt_t vm_opts[] = {
 	CFG_SEC("storage", storage_opts, CFGF_NONE),
 	CFG_STR("install_iso", "", CFGF_NONE),
 	CFG_STR("virtio_iso", "", CFGF_NONE),
+	CFG_STR("looking_glass", "none", CFGF_NONE),
+	CFG_STR("looking_glass_resolution", "1920x1080", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -670,6 +704,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_BOOL("iommu_pt", cfg_true, CFGF_NONE),
 	CFG_STR("acs_override", "none", CFGF_NONE),
 	CFG_BOOL("allow_host_display", cfg_false, CFGF_NONE),
+	CFG_STR("gpu_mode", "static", CFGF_NONE),
 	CFG_BOOL("allow_host_storage", cfg_false, CFGF_NONE),
 	CFG_BOOL("allow_host_network", cfg_false, CFGF_NONE),
 	CFG_BOOL("allow_host_input", cfg_false, CFGF_NONE),
@@ -698,6 +733,7 @@ static const struct {
 	{ "iommu_pt", v_iommu_pt },
 	{ "acs_override", v_acs },
 	{ "allow_host_display", v_allow_display },
+	{ "gpu_mode", v_gpu_mode },
 	{ "allow_host_storage", v_allow_storage },
 	{ "allow_host_network", v_allow_network },
 	{ "allow_host_input", v_allow_input },
@@ -721,6 +757,8 @@ static const struct {
 	{ "vm|install_iso", v_iso },
 	{ "vm|virtio_iso", v_iso },
 	{ "vm|storage|size_gib", v_size },
+	{ "vm|looking_glass", v_looking_glass },
+	{ "vm|looking_glass_resolution", v_lg_resolution },
 	{ "access", v_access },
 	{ "access|vnc", v_vnc },
 	{ "access|vnc_password", v_vnc_password },
@@ -759,6 +797,8 @@ void vw_choices_init(struct vw_choices *c)
 	c->vm.storage_path = vw_xstrdup("");
 	c->vm.install_iso = vw_xstrdup("");
 	c->vm.virtio_iso = vw_xstrdup("");
+	c->vm.lg_width = 1920;
+	c->vm.lg_height = 1080;
 	c->access.vnc_password = vw_xstrdup("");
 	c->access.rdp_port = 3389;
 	c->access.allow = vw_xcalloc(1, sizeof(char *));
@@ -908,6 +948,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	vw_buf_done(&rest);
 	free(spec);
 	c->allow_host_display = cfg_getbool(cfg, "allow_host_display");
+	c->gpu_mode = (enum vw_gpu_mode)enum_of(gpu_modes, cfg_getstr(cfg, "gpu_mode"));
 	c->allow_host_storage = cfg_getbool(cfg, "allow_host_storage");
 	c->allow_host_network = cfg_getbool(cfg, "allow_host_network");
 	c->allow_host_input = cfg_getbool(cfg, "allow_host_input");
@@ -938,6 +979,11 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->vm.install_iso = vw_xstrdup(cfg_getstr(vm, "install_iso"));
 	free(c->vm.virtio_iso);
 	c->vm.virtio_iso = vw_xstrdup(cfg_getstr(vm, "virtio_iso"));
+	c->vm.looking_glass = (enum vw_looking_glass)enum_of(lg_modes, cfg_getstr(vm, "looking_glass"));
+	if (!parse_resolution(cfg_getstr(vm, "looking_glass_resolution"), &c->vm.lg_width, &c->vm.lg_height)) {
+		c->vm.lg_width = 1920;	/* validated already: not reached */
+		c->vm.lg_height = 1080;
+	}
 
 	c->access.vnc = cfg_getbool(ac, "vnc");
 	wipe_free(c->access.vnc_password);
@@ -964,6 +1010,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
 	c->nvlink_line = seen_line("nvlink");
+	c->gpu_mode_line = seen_line("gpu_mode");
+	c->looking_glass_line = seen_line("vm|looking_glass");
 }
 
 void vw_progress_init(struct vw_progress *p)
@@ -1453,6 +1501,7 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_addc(b, '\n');
 	vw_buf_done(&acs);
 	vw_buf_printf(b, "allow_host_display = %s\n", yesno(c->allow_host_display));
+	vw_buf_printf(b, "gpu_mode = %s\n", vw_gpu_mode_name(c->gpu_mode));
 	vw_buf_printf(b, "allow_host_storage = %s\n", yesno(c->allow_host_storage));
 	vw_buf_printf(b, "allow_host_network = %s\n", yesno(c->allow_host_network));
 	vw_buf_printf(b, "allow_host_input = %s\n", yesno(c->allow_host_input));
@@ -1482,6 +1531,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_adds(b, "    path = ");
 	put_str(b, c->vm.storage_path);
 	vw_buf_printf(b, "\n    size_gib = %ld\n  }\n", c->vm.storage_size_gib);
+	vw_buf_printf(b, "  looking_glass = %s\n", vw_looking_glass_name(c->vm.looking_glass));
+	vw_buf_printf(b, "  looking_glass_resolution = '%ldx%ld'\n", c->vm.lg_width, c->vm.lg_height);
 	/* Written only when set: answers files without them stay as they were. */
 	if (*c->vm.install_iso) {
 		vw_buf_adds(b, "  install_iso = ");
@@ -1544,4 +1595,14 @@ int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct v
 const char *vw_binding_name(enum vw_binding b)
 {
 	return (unsigned)b < VW_ARRAY_SIZE(bindings) - 1 ? bindings[b] : "auto";
+}
+
+const char *vw_gpu_mode_name(enum vw_gpu_mode m)
+{
+	return (unsigned)m < VW_ARRAY_SIZE(gpu_modes) - 1 ? gpu_modes[m] : "static";
+}
+
+const char *vw_looking_glass_name(enum vw_looking_glass lg)
+{
+	return (unsigned)lg < VW_ARRAY_SIZE(lg_modes) - 1 ? lg_modes[lg] : "none";
 }

@@ -37,6 +37,19 @@ enum vw_binding {
 	VW_BIND_CMDLINE,	/* vfio-pci.ids= on the kernel command line */
 };
 
+/* When vfio-pci gets the GPU (docs/answers.example.conf, gpu_mode). */
+enum vw_gpu_mode {
+	VW_GPU_STATIC = 0,	/* at boot, for good: modprobe.d / kernel parameters */
+	VW_GPU_DYNAMIC,		/* only while the VM runs: libvirt hooks hand it over */
+};
+
+/* Looking Glass (vm.looking_glass): how the guest's frames reach the host. */
+enum vw_looking_glass {
+	VW_LG_NONE = 0,
+	VW_LG_IVSHMEM,		/* <shmem> device, /dev/shm/looking-glass */
+	VW_LG_KVMFR,		/* the kvmfr module's /dev/kvmfr0 */
+};
+
 enum vw_vm_target { VW_VM_LIBVIRT = 0, VW_VM_PROXMOX };
 enum vw_guest_os { VW_GUEST_WINDOWS = 0, VW_GUEST_LINUX };
 enum vw_storage_type { VW_STORAGE_QCOW2 = 0, VW_STORAGE_IMAGE, VW_STORAGE_DISK };
@@ -57,6 +70,8 @@ struct vw_vm_choices {
 	char *install_iso;	/* installer ISO: an absolute path (libvirt) or a
 				   Proxmox volume "local:iso/NAME.iso"; "" none */
 	char *virtio_iso;	/* virtio-win drivers ISO, the same forms */
+	enum vw_looking_glass looking_glass;
+	long lg_width, lg_height;	/* guest resolution the buffer is sized for */
 };
 
 /* access { ... }: filled by the guest-access step. */
@@ -94,6 +109,7 @@ struct vw_choices {
 	struct vw_acs_override acs;	/* explicit tokens */
 	bool acs_ids;		/* "ids": id: tokens derived from the devices */
 	bool allow_host_display;
+	enum vw_gpu_mode gpu_mode;
 	/* Explicit opt-ins to give away what the running host needs
 	 * (facts.h enum vw_host_role; unit.h host-storage, ...): */
 	bool allow_host_storage;	/* a controller of the host's disks */
@@ -132,6 +148,8 @@ struct vw_choices {
 	int initramfs_line;
 	int binding_line;
 	int nvlink_line;
+	int gpu_mode_line;
+	int looking_glass_line;
 };
 
 /* progress { ... }: how far the wizard got (state.h owns the meaning).
@@ -210,5 +228,7 @@ bool vw_sriov_split(const char *s, char pf[16], int *count);
 
 /* Stable names used in the file. */
 const char *vw_binding_name(enum vw_binding b);
+const char *vw_gpu_mode_name(enum vw_gpu_mode m);
+const char *vw_looking_glass_name(enum vw_looking_glass lg);
 
 #endif

@@ -131,7 +131,7 @@ int vw_bind_check_lockout(const struct vw_facts *f, const struct vw_choices *c, 
 			return vw_err_set(err, -EPERM,
 					  _("%s%s is a PCI bridge (%s): bridges stay with the host; choose the devices behind it"),
 					  where, d->addr, dev_name(d));
-		if (d->boot_vga == 1 && !c->allow_host_display)
+		if (d->boot_vga == 1 && !c->allow_host_display && c->gpu_mode != VW_GPU_DYNAMIC)
 			return vw_err_set(err, -EPERM,
 					  _("%s%s (%s) is the display the firmware boots on: giving it to vfio-pci leaves this host without a local screen after the reboot (the console goes dark; SSH still works). Set allow_host_display = true to do it anyway"),
 					  where, d->addr, dev_name(d));
@@ -146,7 +146,8 @@ int vw_bind_check_lockout(const struct vw_facts *f, const struct vw_choices *c, 
 			kept++;
 		}
 	}
-	if (taken && !kept && !c->allow_host_display)
+	/* Dynamic: the host has its display back whenever the VM stops. */
+	if (taken && !kept && !c->allow_host_display && c->gpu_mode != VW_GPU_DYNAMIC)
 		return vw_err_set(err, -EPERM,
 				  _("%s%s (%s) is the only display device of this host: giving it to vfio-pci leaves the host headless after the reboot (no local console; SSH still works). Set allow_host_display = true to do it anyway"),
 				  where, last->addr, dev_name(last));

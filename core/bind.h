@@ -10,7 +10,8 @@
  * take the device.
  *
  * Lockout protection: the boot display, or the last display the host would
- * keep, is refused unless allow_host_display; a blacklist that would also
+ * keep, is refused unless allow_host_display or gpu_mode = dynamic (the
+ * host gets it back when the VM stops); a blacklist that would also
  * stop the driver of a display the host keeps is refused outright.
  */
 #ifndef VW_BIND_H

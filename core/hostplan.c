@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "bind.h"
+#include "hooks.h"
 #include "findings.h"
 
 #define BOOT_(e, sym, name, label) &vw_boot_##sym,
@@ -444,7 +445,10 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	for (size_t i = 0; i < hp->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[hp->devs[i]];
 
-		if (d->boot_vga == 1)
+		if (d->boot_vga == 1 && c->gpu_mode == VW_GPU_DYNAMIC)
+			vw_host_note(&h, _("%s is the boot display: while the VM runs, a local console has no screen (the display manager stops); the host stays reachable over SSH. The screen comes back when the VM stops."),
+				     d->addr);
+		else if (d->boot_vga == 1)
 			vw_host_note(&h, _("%s is the boot display and goes to vfio-pci (allow_host_display = true): after the reboot this host has no local console; reach it over SSH."),
 				     d->addr);
 	}
@@ -458,11 +462,16 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	set_modules(&h);
 	h.rebuild = hp->irfs ? hp->irfs->rebuild : NULL;
 	r = plan_params(&h, err);
-	if (r == 0 && hp->ndevs)
+	/* Dynamic: no binding and no early loading at boot; the hooks bind
+	 * while the VM runs (libvirt loads vfio-pci for managed hostdevs). */
+	hp->dynamic = c->gpu_mode == VW_GPU_DYNAMIC;
+	if (r == 0 && hp->dynamic)
+		r = vw_hooks_plan(&h, err);
+	else if (r == 0 && hp->ndevs)
 		r = vw_bind_plan(&h, err);
 	if (r == 0)
 		r = hp->nvfs || c->nsriov || c->nvgpus ? vw_sriov_plan(&h, err) : vw_sriov_check_pfs(&h, err);
-	if (r == 0 && hp->irfs && hp->ndevs) {
+	if (r == 0 && hp->irfs && hp->ndevs && !hp->dynamic) {
 		if (h.vfio_builtin)
 			vw_host_note(&h, _("vfio-pci is built into this kernel: it needs no early loading."));
 		r = hp->irfs->plan(&h, err);
@@ -482,7 +491,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	else if (r == 0 && f->iommu.cmdline_off)
 		vw_host_note(&h, _("The running kernel's command line turns the IOMMU off (%s), but no file the plan edits sets it: look in the firmware's boot entry or the boot menu."),
 			     f->kernel.cmdline);
-	if (r == 0)
+	if (r == 0 && c->gpu_mode != VW_GPU_DYNAMIC)
 		plan_checks(&h);
 	hp->turns_iommu_on = r == 0 && hp->boot && !f->iommu.ngroups && (f->fw.dmar || f->fw.ivrs) &&
 			     ((f->iommu.cmdline_off && h.removed_off) ||

@@ -59,6 +59,8 @@ struct vw_hostplan {
 	const struct vw_boot_ops *boot;	/* NULL: kernel parameters not planned */
 	const struct vw_irfs_ops *irfs;	/* NULL: early loading not planned */
 	bool by_address;	/* vfio-pci binding by address */
+	bool dynamic;		/* gpu_mode = dynamic: libvirt hooks bind while
+				   the VM runs (hooks.h), nothing at boot */
 	bool turns_iommu_on;	/* the host has no IOMMU groups, its firmware has an
 				   IOMMU, and the planned kernel parameters turn it
 				   on (an 'off' removed, intel_iommu=on added): the

@@ -68,6 +68,39 @@ static void unit_notes(struct vw_plan_info *pi)
 	}
 }
 
+int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, const struct vw_choices *c,
+			  struct vw_err *err)
+{
+	char where[300];
+
+	if (c->gpu_mode != VW_GPU_DYNAMIC)
+		return 0;
+	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
+	/* What the facts know the host needs is a blocker of the unit already
+	 * (unit.h host-storage, host-network), unless opted in.  Beyond that:
+	 * a network or storage controller in a GPU's IOMMU group is the host's
+	 * own (chipset) one, whether chosen or pulled in by the group; a NIC
+	 * of its own group, given to the VM on purpose, is fine. */
+	for (size_t k = 0; k < u->n; k++) {
+		const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
+		unsigned base = d->class_code >> 16;
+
+		if (d->group < 0 || (base == 0x01 && c->allow_host_storage) ||
+		    (base == 0x02 && c->allow_host_network) || (base != 0x01 && base != 0x02))
+			continue;
+		for (size_t j = 0; j < u->n; j++) {
+			const struct vw_pci_dev *g = &f->devs[u->m[j].dev];
+
+			if (g->group == d->group && vw_dev_is_display(g))
+				return vw_err_set(err, -EPERM,
+						  _("%sgpu_mode = dynamic refused: %s (%s) is in IOMMU group %d with the GPU %s, so the hooks would take it from the host at every start of the VM: the host may lose its network or disks (and this SSH session). Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
+						  where, d->addr, *d->device_name ? d->device_name : _("unknown device"),
+						  d->group, g->addr);
+		}
+	}
+	return 0;
+}
+
 /* A member in no IOMMU group cannot be passed through: refused, unless
  * this very plan turns the IOMMU on (then the groups are known only after
  * the reboot, and the user is told to look at them then).  A host plan
@@ -141,6 +174,9 @@ int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const s
 			return r;
 		}
 	}
+	r = vw_plan_dynamic_check(f, &out->u, c, err);
+	if (r < 0)
+		return r;
 	unit_notes(out);
 
 	devs = vw_xcalloc(out->u.n + 1, sizeof(int));

@@ -51,6 +51,17 @@ void vw_plan_info_done(struct vw_plan_info *pi);
 int vw_plan_nvlink(struct vw_nvlink *nl, const struct vw_sysroot *sr, const struct vw_facts *f,
 		   const struct vw_choices *c, struct vw_err *err);
 
+/* gpu_mode = dynamic takes the unit from the host at every VM start: it is
+ * refused (-EPERM, err says why) when the unit holds what the host needs to
+ * stay reachable.  The functions the facts know the host needs (host_role)
+ * are blockers of the unit already; this adds a network or storage
+ * controller in the IOMMU group of one of the unit's GPUs (the host's
+ * chipset ones, whether chosen or pulled in by the group), unless the user
+ * opted in (allow_host_network, allow_host_storage).  0 otherwise, and
+ * always in static mode. */
+int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, const struct vw_choices *c,
+			  struct vw_err *err);
+
 /* Build the whole plan into plan (vw_plan_init'ed by the caller) and fill
  * *out (vw_plan_info_done'd first).  Returns 0, or a negative code with err
  * set: a bad device in the choices, a blocker of the unit (its message and

@@ -858,6 +858,182 @@ static int plan_cdroms(xmlNode *root, const struct vw_vm_ctx *ctx, struct vw_err
 	return 0;
 }
 
+/* ---- Looking Glass ------------------------------------------------------------- */
+
+#define LG_TMPFILES "etc/tmpfiles.d/10-looking-glass.conf"
+#define KVMFR_MODPROBE "etc/modprobe.d/kvmfr.conf"
+#define KVMFR_LOAD "etc/modules-load.d/kvmfr.conf"
+#define KVMFR_UDEV "etc/udev/rules.d/99-kvmfr.rules"
+
+static xmlNode *lg_shmem(xmlNode *devices)
+{
+	return child_with(devices, "shmem", "name", "looking-glass");
+}
+
+/* <shmem name='looking-glass'><model type='ivshmem-plain'/><size unit='M'>N</size></shmem> */
+static bool shmem_done(xmlNode *sh, long mib)
+{
+	xmlNode *size = child(sh, "size");
+	xmlChar *v = size ? xmlNodeGetContent(size) : NULL;
+	char want[32];
+	bool ok;
+
+	snprintf(want, sizeof(want), "%ld", mib);
+	ok = attr_is(child(sh, "model"), "type", "ivshmem-plain") && attr_is(size, "unit", "M") && v &&
+	     !xmlStrcmp(v, XC(want));
+	xmlFree(v);
+	return ok;
+}
+
+/* The qemu:commandline that maps /dev/kvmfr0 into the guest, or NULL. */
+static xmlNode *kvmfr_cmdline(xmlNode *root)
+{
+	for (xmlNode *n = root->children; n; n = n->next)
+		if (is_elem(n, "commandline") && n->ns && !xmlStrcmp(n->ns->href, XC(QEMU_NS)))
+			for (xmlNode *a = n->children; a; a = a->next)
+				if (is_elem(a, "arg")) {
+					xmlChar *v = xmlGetProp(a, XC("value"));
+					bool hit = v && strstr((const char *)v, "/dev/kvmfr0");
+
+					xmlFree(v);
+					if (hit)
+						return n;
+				}
+	return NULL;
+}
+
+static void kvmfr_args(xmlNode *cl, xmlNs *ns, long mib)
+{
+	char obj[256];
+	const char *args[] = {
+		"-device", "{\"driver\":\"ivshmem-plain\",\"id\":\"shmem0\",\"memdev\":\"looking-glass\"}",
+		"-object", obj,
+	};
+
+	snprintf(obj, sizeof(obj),
+		 "{\"qom-type\":\"memory-backend-file\",\"id\":\"looking-glass\",\"mem-path\":\"/dev/kvmfr0\",\"size\":%lld,\"share\":true}",
+		 (long long)mib << 20);
+	for (size_t i = 0; i < VW_ARRAY_SIZE(args); i++)
+		xmlSetProp(xmlNewChild(cl, ns, XC("arg"), NULL), XC("value"), XC(args[i]));
+}
+
+static bool kvmfr_done(xmlNode *cl, long mib)
+{
+	char want[64];
+	bool ok = false;
+
+	snprintf(want, sizeof(want), "\"size\":%lld,", (long long)mib << 20);
+	for (xmlNode *a = cl->children; a; a = a->next)
+		if (is_elem(a, "arg")) {
+			xmlChar *v = xmlGetProp(a, XC("value"));
+
+			ok = ok || (v && strstr((const char *)v, want));
+			xmlFree(v);
+		}
+	return ok;
+}
+
+/* The domain's side: the shmem device, or the kvmfr command line (and no
+ * shmem of the other kind).  Returns 1 when the domain changed, else 0. */
+static int plan_lg_domain(xmlNode *root, const struct vw_vm_choices *vm)
+{
+	xmlNode *devices = child(root, "devices"), *sh = lg_shmem(devices), *cl = kvmfr_cmdline(root);
+	long mib = vw_lg_size_mib(vm->lg_width, vm->lg_height);
+	int changed = 0;
+
+	if (vm->looking_glass == VW_LG_IVSHMEM) {
+		if (cl) {
+			drop(cl);
+			changed = 1;
+		}
+		if (sh && shmem_done(sh, mib))
+			return changed;
+		drop(sh);
+		sh = new_child(devices, insertion_point(devices), "shmem");
+		xmlSetProp(sh, XC("name"), XC("looking-glass"));
+		xmlSetProp(xmlNewChild(sh, NULL, XC("model"), NULL), XC("type"), XC("ivshmem-plain"));
+		{
+			char size[32];
+			xmlNode *sz;
+
+			snprintf(size, sizeof(size), "%ld", mib);
+			sz = xmlNewChild(sh, NULL, XC("size"), XC(size));
+			xmlSetProp(sz, XC("unit"), XC("M"));
+		}
+		return 1;
+	}
+	if (sh) {
+		drop(sh);
+		changed = 1;
+	}
+	if (cl && kvmfr_done(cl, mib))
+		return changed;
+	drop(cl);
+	{
+		xmlNs *ns = xmlSearchNsByHref(root->doc, root, XC(QEMU_NS));
+
+		if (!ns)
+			ns = xmlNewNs(root, XC(QEMU_NS), XC("qemu"));
+		cl = xmlNewChild(root, ns, XC("commandline"), NULL);
+		kvmfr_args(cl, ns, mib);
+	}
+	return 1;
+}
+
+/* The host's side: who may read the frames, and the kvmfr module's setup. */
+static int plan_lg_host(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm_info *info,
+			struct vw_err *err)
+{
+	const struct vw_choices *c = ctx->choices;
+	const char *user = *c->access.ssh_user ? c->access.ssh_user : "root";
+	long mib = vw_lg_size_mib(c->vm.lg_width, c->vm.lg_height);
+	char *text;
+	int r;
+
+	if (c->vm.looking_glass == VW_LG_IVSHMEM) {
+		struct vw_file_spec s = { .path = LG_TMPFILES, .mode = 0644,
+			.why = N_("Looking Glass: the shared memory file exists at boot, readable by the client's user and the kvm group") };
+		const char *post[] = { "systemd-tmpfiles --create /" LG_TMPFILES, NULL };
+
+		text = vw_xasprintf("# Written by vfiowiz (GPU passthrough); 'vfiowiz undo' takes it back.\n"
+				    "f /dev/shm/looking-glass 0660 %s kvm -\n", user);
+		s.data = text;
+		s.len = strlen(text);
+		s.post = post;
+		r = vw_plan_add(p, ctx->sr, &s, err);
+		free(text);
+		if (r < 0)
+			return r;
+		vw_vm_info_note(info, _("Looking Glass: %ld MiB of shared memory for %ldx%ld (the <shmem> device). In the guest, install the IVSHMEM driver (virtio-win) and the Looking Glass host application; on the host run: looking-glass-client -f /dev/shm/looking-glass"),
+				mib, c->vm.lg_width, c->vm.lg_height);
+		return 0;
+	}
+	text = vw_xasprintf("# Written by vfiowiz (GPU passthrough); 'vfiowiz undo' takes it back.\n"
+			    "# Looking Glass: /dev/kvmfr0, sized for %ldx%ld.\n"
+			    "options kvmfr static_size_mb=%ld\n", c->vm.lg_width, c->vm.lg_height, mib);
+	r = vw_plan_add_file(p, ctx->sr, KVMFR_MODPROBE, text, strlen(text), 0644,
+			     N_("Looking Glass: the kvmfr module's buffer, sized for the guest's resolution"), err);
+	free(text);
+	if (r < 0)
+		return r;
+	text = vw_xasprintf("# Written by vfiowiz (GPU passthrough); 'vfiowiz undo' takes it back.\nkvmfr\n");
+	r = vw_plan_add_file(p, ctx->sr, KVMFR_LOAD, text, strlen(text), 0644,
+			     N_("Looking Glass: load the kvmfr module at boot"), err);
+	free(text);
+	if (r < 0)
+		return r;
+	text = vw_xasprintf("# Written by vfiowiz (GPU passthrough); 'vfiowiz undo' takes it back.\n"
+			    "SUBSYSTEM==\"kvmfr\", OWNER=\"%s\", GROUP=\"kvm\", MODE=\"0660\"\n", user);
+	r = vw_plan_add_file(p, ctx->sr, KVMFR_UDEV, text, strlen(text), 0644,
+			     N_("Looking Glass: /dev/kvmfr0 readable by the client's user and QEMU (kvm group)"), err);
+	free(text);
+	if (r < 0)
+		return r;
+	vw_vm_info_note(info, _("Looking Glass through kvmfr: %ld MiB for %ldx%ld. The kvmfr module comes with Looking Glass (build it with DKMS: looking-glass-module-dkms, or the source's module/ directory). Add \"/dev/kvmfr0\" to cgroup_device_acl in /etc/libvirt/qemu.conf (and to the AppArmor profile where it is used). In the guest, install the IVSHMEM driver and the Looking Glass host application; on the host run: looking-glass-client -f /dev/kvmfr0"),
+			mib, c->vm.lg_width, c->vm.lg_height);
+	return 0;
+}
+
 /* ---- output ------------------------------------------------------------------ */
 
 static bool has_password(xmlNode *n)
@@ -1024,6 +1200,8 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 			goto out;
 		plan_mdevs(root, ctx);
 		plan_vgpus(root, ctx);
+		if (c->vm.looking_glass != VW_LG_NONE)
+			plan_lg_domain(root, &c->vm);
 	} else {
 		xmlNode *nm;
 		xmlChar *have;
@@ -1055,6 +1233,8 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		if ((rc = plan_bars(root, ctx, info, err)) < 0)
 			goto out;
 		changed |= rc > 0;
+		if (c->vm.looking_glass != VW_LG_NONE)
+			changed |= plan_lg_domain(root, &c->vm) > 0;
 		if (code43 && !code43_done(root)) {
 			if ((rc = add_code43(root, err)) < 0)
 				goto out;
@@ -1070,7 +1250,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		if (!changed) {
 			vw_vm_info_note(info, _("The domain %s already has every device of the unit: nothing to change."),
 					name);
-			goto out;
+			goto lg;
 		}
 	}
 
@@ -1120,7 +1300,8 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		vw_vm_info_note(info, _("A new %ld GiB disk image %s is created by qemu-img after the domain file is written."),
 				dp.size_gib, dp.path);
 	vw_vm_info_note(info, _("Start the VM with: virsh start %s"), name);
-	rc = 0;
+lg:
+	rc = c->vm.looking_glass != VW_LG_NONE ? plan_lg_host(p, ctx, info, err) : 0;
 out:
 	if (data) {
 		memset(data, 0, len);

@@ -482,6 +482,16 @@ static void bars_notes(struct vw_vm_info *info, const struct vw_vm_bars *b, long
 				memory_mib / 1024, (memory_mib + 1023) / 1024);
 }
 
+long vw_lg_size_mib(long width, long height)
+{
+	unsigned long long bytes = (unsigned long long)width * (unsigned long long)height * 4 * 2;
+	unsigned long long need = (bytes + (1ull << 20) - 1) / (1ull << 20) + 10, n = 1;
+
+	while (n < need)
+		n <<= 1;
+	return (long)n;
+}
+
 int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
 		    const struct vw_choices *c, const struct vw_unit *u, struct vw_vm_info *info,
 		    struct vw_err *err)
@@ -509,6 +519,19 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 			r = vw_mdev_plan(p, sr, f, c, info, err);
 		if (r < 0)
 			return r;
+	}
+	if (vm->looking_glass != VW_LG_NONE) {
+		char where[300];
+
+		vw_choices_where(c, c->looking_glass_line, where, sizeof(where));
+		if (vm->target != VW_VM_LIBVIRT)
+			return vw_err_set(err, -EINVAL,
+					  _("%slooking_glass is planned for libvirt VMs only; on Proxmox VE add the ivshmem device by hand (args: -device ivshmem-plain,...)"),
+					  where);
+		if (u->only_display)
+			return vw_err_set(err, -EPERM,
+					  _("%slooking_glass needs a display the host keeps, to show the guest's frames on: this VM takes every GPU of the host. Use it on a host with a second GPU, or set looking_glass = none"),
+					  where);
 	}
 	if (!ops->detect(sr, f))
 		/* TRANSLATORS: %s is "libvirt" or "proxmox". */

@@ -113,6 +113,11 @@ void vw_vm_bars_get(const struct vw_facts *f, const struct vw_unit *u, struct vw
 /* The fw_cfg value: "name=opt/ovmf/X-PciMmio64Mb,string=MB".  Caller frees. */
 char *vw_vm_mmio_fwcfg(const struct vw_vm_bars *b);
 
+/* Looking Glass's shared memory for a guest resolution, in MiB: two frames
+ * of 4 bytes a pixel plus 10 MiB, rounded up to a power of two (1920x1080:
+ * 32, 2560x1440: 64, 3840x2160: 128). */
+long vw_lg_size_mib(long width, long height);
+
 /* ---- back ends ----------------------------------------------------------- */
 
 /* What the VM step planned: for the access step and for people. */

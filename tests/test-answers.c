@@ -192,6 +192,14 @@ static void test_errors(void **state)
 	expect_error("devices = {\"0000:01:00.0\" \"0000:02:00.0\"}\n", "a.conf:1: unexpected token '0000:02:00.0'");
 	expect_error("# the VM\nvm {\n  target = libvirt\n", "a.conf:2: this '{' is never closed");
 	expect_error("bootloader = \"grub\n", "a.conf:2: premature end of file");
+	expect_error("gpu_mode = hotplug\n",
+		     "a.conf:1: bad value 'hotplug' for 'gpu_mode' (expected static|dynamic)");
+	expect_error("vm {\n  looking_glass = spice\n}\n",
+		     "a.conf:2: bad value 'spice' for 'vm|looking_glass' (expected none|ivshmem|kvmfr)");
+	expect_error("vm {\n  looking_glass_resolution = '1920*1080'\n}\n",
+		     "a.conf:2: bad value '1920*1080' for 'vm|looking_glass_resolution' (expected WIDTHxHEIGHT, such as 2560x1440)");
+	expect_error("vm {\n  looking_glass_resolution = '99999x1080'\n}\n",
+		     "a.conf:2: bad value '99999x1080' for 'vm|looking_glass_resolution' (expected WIDTHxHEIGHT, such as 2560x1440)");
 	/* No file inclusion: a hostile file cannot make us read another. */
 	expect_error("include(\"/etc/shadow\")\n", "a.conf:1: no such option 'include'");
 }
@@ -283,6 +291,41 @@ static void test_roundtrip(void **state)
 		assert_string_equal(out.data, again.data);
 		vw_buf_done(&again);
 	}
+	vw_buf_done(&out);
+	vw_choices_done(&a);
+	vw_choices_done(&b);
+}
+
+/* gpu_mode and Looking Glass: defaults, values, lines, and back. */
+static void test_gpu_mode(void **state)
+{
+	struct vw_choices a = { 0 }, b = { 0 };
+	struct vw_err err = { 0 };
+	struct vw_buf out = VW_BUF_INIT;
+
+	(void)state;
+	assert_int_equal(parse(&a, "devices = {}\n", &err), 0);
+	assert_int_equal(a.gpu_mode, VW_GPU_STATIC);
+	assert_int_equal(a.vm.looking_glass, VW_LG_NONE);
+	assert_int_equal(a.vm.lg_width, 1920);
+	assert_int_equal(a.vm.lg_height, 1080);
+	assert_int_equal(parse(&a, "# one\ngpu_mode = dynamic\nvm {\n  looking_glass = kvmfr\n"
+			       "  looking_glass_resolution = \"3840x2160\"\n}\n", &err), 0);
+	assert_int_equal(a.gpu_mode, VW_GPU_DYNAMIC);
+	assert_int_equal(a.gpu_mode_line, 2);
+	assert_int_equal(a.vm.looking_glass, VW_LG_KVMFR);
+	assert_int_equal(a.looking_glass_line, 4);
+	assert_int_equal(a.vm.lg_width, 3840);
+	assert_int_equal(a.vm.lg_height, 2160);
+	vw_answers_format(&out, &a);
+	assert_non_null(strstr(out.data, "gpu_mode = dynamic\n"));
+	assert_int_equal(vw_answers_parse(&b, out.data, out.len, "state.conf", &err), 0);
+	assert_int_equal(b.gpu_mode, VW_GPU_DYNAMIC);
+	assert_int_equal(b.vm.looking_glass, VW_LG_KVMFR);
+	assert_int_equal(b.vm.lg_width, 3840);
+	assert_int_equal(b.vm.lg_height, 2160);
+	assert_string_equal(vw_gpu_mode_name(VW_GPU_STATIC), "static");
+	assert_string_equal(vw_looking_glass_name(VW_LG_IVSHMEM), "ivshmem");
 	vw_buf_done(&out);
 	vw_choices_done(&a);
 	vw_choices_done(&b);
@@ -612,6 +655,7 @@ int main(void)
 		cmocka_unit_test(test_example_file),
 		cmocka_unit_test(test_nul_and_missing),
 		cmocka_unit_test(test_roundtrip),
+		cmocka_unit_test(test_gpu_mode),
 		cmocka_unit_test(test_save_private),
 		cmocka_unit_test(test_check_devices),
 		cmocka_unit_test(test_nvlink_keys),

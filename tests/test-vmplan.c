@@ -420,6 +420,93 @@ static void test_libvirt_existing(void **state)
 	env_close(&e);
 }
 
+/* Looking Glass: the buffer size, the shmem device and the kvmfr command
+ * line on an existing domain, each planned once (a second plan is empty),
+ * and the refusal without a display the host keeps. */
+static void test_looking_glass(void **state)
+{
+	struct env e;
+	struct fake_host h;
+	struct vw_choices c;
+	const struct vw_change *ch;
+	char *again;
+
+	(void)state;
+	assert_int_equal(vw_lg_size_mib(1920, 1080), 32);
+	assert_int_equal(vw_lg_size_mib(2560, 1440), 64);
+	assert_int_equal(vw_lg_size_mib(3840, 2160), 128);
+	assert_int_equal(vw_lg_size_mib(320, 200), 16);
+	/* 7680x4320: 253.1 MiB + 10 -> 512. */
+	assert_int_equal(vw_lg_size_mib(7680, 4320), 512);
+
+	env_open(&e);
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", existing_q35);
+	fake_turing(&h);
+	fake_choices(&c, VW_VM_LIBVIRT, VW_GUEST_WINDOWS, "gaming");
+	c.vm.existing = true;
+	c.access.vnc = false;
+	c.vm.looking_glass = VW_LG_IVSHMEM;
+	c.vm.lg_width = 2560;
+	c.vm.lg_height = 1440;
+	fake_set(&c.access.ssh_user, "alice");
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/gaming.xml");
+	assert_non_null(strstr(ch->new_data, "<shmem name=\"looking-glass\">\n"
+					     "      <model type=\"ivshmem-plain\"/>\n"
+					     "      <size unit=\"M\">64</size>\n"
+					     "    </shmem>"));
+	keep_domain("looking-glass-ivshmem.xml", ch);
+	ch = only_change(&e, "etc/tmpfiles.d/10-looking-glass.conf");
+	assert_non_null(strstr(ch->new_data, "f /dev/shm/looking-glass 0660 alice kvm -\n"));
+	assert_true(has_post(&e.plan, "systemd-tmpfiles --create /etc/tmpfiles.d/10-looking-glass.conf"));
+	apply_all(&e);
+	again = vw_xstrndup(vw_plan_find(&e.plan, "etc/vfiowiz/libvirt/gaming.xml")->new_data,
+			    vw_plan_find(&e.plan, "etc/vfiowiz/libvirt/gaming.xml")->new_len);
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", again);
+	free(again);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+
+	/* kvmfr instead, for 4K: the shmem goes, the command line comes. */
+	c.vm.looking_glass = VW_LG_KVMFR;
+	c.vm.lg_width = 3840;
+	c.vm.lg_height = 2160;
+	plan_ok(&e, &c, &h);
+	ch = only_change(&e, "etc/vfiowiz/libvirt/gaming.xml");
+	assert_null(strstr(ch->new_data, "<shmem"));
+	assert_non_null(strstr(ch->new_data, "xmlns:qemu=\"http://libvirt.org/schemas/domain/qemu/1.0\""));
+	assert_non_null(strstr(ch->new_data, "&quot;mem-path&quot;:&quot;/dev/kvmfr0&quot;,&quot;size&quot;:134217728,"));
+	keep_domain("looking-glass-kvmfr.xml", ch);
+	ch = only_change(&e, "etc/modprobe.d/kvmfr.conf");
+	assert_non_null(strstr(ch->new_data, "options kvmfr static_size_mb=128\n"));
+	ch = only_change(&e, "etc/udev/rules.d/99-kvmfr.rules");
+	assert_non_null(strstr(ch->new_data, "OWNER=\"alice\", GROUP=\"kvm\""));
+	assert_non_null(vw_plan_find(&e.plan, "etc/modules-load.d/kvmfr.conf"));
+	apply_all(&e);
+	again = vw_xstrndup(vw_plan_find(&e.plan, "etc/vfiowiz/libvirt/gaming.xml")->new_data,
+			    vw_plan_find(&e.plan, "etc/vfiowiz/libvirt/gaming.xml")->new_len);
+	tu_write(e.root, "etc/libvirt/qemu/gaming.xml", again);
+	free(again);
+	plan_ok(&e, &c, &h);
+	assert_int_equal(e.plan.n, 0);
+
+	/* No display left to the host: refused, naming the key's line. */
+	h.u.only_display = true;
+	c.source = (free(c.source), vw_xstrdup("a.conf"));
+	c.looking_glass_line = 9;
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EPERM);
+	assert_non_null(strstr(e.err.msg, "a.conf:9: looking_glass needs a display the host keeps"));
+	h.u.only_display = false;
+	c.vm.target = VW_VM_PROXMOX;
+	vw_vm_info_done(&e.info);
+	assert_int_equal(vw_vmplan_build(&e.plan, e.sr, &h.f, &c, &h.u, &e.info, &e.err), -EINVAL);
+
+	fake_done(&h);
+	vw_choices_done(&c);
+	env_close(&e);
+}
+
 static const char existing_pc[] =
 	"<domain type='kvm'>\n"
 	"  <name>old</name>\n"
@@ -1354,6 +1441,7 @@ int main(void)
 		cmocka_unit_test(test_libvirt_new_linux_novnc),
 		cmocka_unit_test(test_libvirt_new_nvswitch),
 		cmocka_unit_test(test_libvirt_existing),
+		cmocka_unit_test(test_looking_glass),
 		cmocka_unit_test(test_libvirt_existing_pc),
 		cmocka_unit_test(test_libvirt_existing_recorded),
 		cmocka_unit_test(test_large_bars),

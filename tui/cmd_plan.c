@@ -137,6 +137,7 @@ static void show_header(struct vw_buf *out, const struct planned *p)
 {
 	if (p->info.hp.ndevs) {
 		vw_buf_printf(out, _("Devices for vfio-pci (%s):"),
+			      p->info.hp.dynamic ? _("while the VM runs, through libvirt hooks") :
 			      p->info.hp.by_address ? _("by address") : _("by id"));
 		for (size_t i = 0; i < p->info.hp.ndevs; i++)
 			vw_buf_printf(out, " %s", p->f.devs[p->info.hp.devs[i]].addr);

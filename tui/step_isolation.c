@@ -9,12 +9,13 @@
 
 #include "bind.h"
 #include "hostplan.h"
+#include "plan.h"
 #include "unit.h"
 #include "verify.h"
 
 enum {
 	T_BIND_AUTO = 1, T_BIND_IDS, T_BIND_ADDR, T_BIND_CMDLINE,
-	T_PT, T_BOOTLOADER, T_INITRAMFS, T_TESTBOOT, T_ALLOW,
+	T_PT, T_BOOTLOADER, T_INITRAMFS, T_TESTBOOT, T_ALLOW, T_DYNAMIC,
 	T_BLACKLIST = 1000,	/* + index into drivers */
 };
 
@@ -27,6 +28,7 @@ struct isolation {
 	char *ids;		/* the ids= list, NULL when ambiguous */
 	char *clash;		/* why ids are ambiguous */
 	char **drivers;		/* host drivers of the unit */
+	char *no_dynamic;	/* why gpu_mode = dynamic is refused, or NULL */
 	int shown;
 };
 
@@ -37,9 +39,9 @@ static const char *const initramfs_words[] = {
 	"auto", "initramfs-tools", "dracut", "mkinitcpio", "booster",
 };
 
-static bool lockout_relevant(const struct isolation *p)
+static bool lockout_relevant(const struct isolation *p, const struct vw_choices *c)
 {
-	return p->u.boot_display || p->u.only_display;
+	return (p->u.boot_display || p->u.only_display) && c->gpu_mode != VW_GPU_DYNAMIC;
 }
 
 static bool in_blacklist(const struct vw_choices *c, const char *mod)
@@ -80,24 +82,33 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
 	const struct vw_facts *f = ctx->facts;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_BIND_AUTO;
+	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_DYNAMIC;
 	const char *bvals[VW_ARRAY_SIZE(bootloader_words)], *ivals[VW_ARRAY_SIZE(initramfs_words)];
 	const struct vw_boot_ops *bo = boot_ops(ctx);
+	bool dyn = c->gpu_mode == VW_GPU_DYNAMIC;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
 
 	vw_list_clear(&p->list);
 	vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
+	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_DYNAMIC, _("Only while the VM runs (single GPU, libvirt hooks)"));
+	it->on = dyn;
+	if (p->no_dynamic && !dyn) {
+		it->disabled = true;
+		vw_item_note(it, _("the GPU's IOMMU group holds a device the host needs"));
+	}
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_AUTO, _("Automatic: by ids, or by address for identical cards"));
 	it->on = c->binding == VW_BIND_AUTO;
+	it->disabled = dyn;
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_IDS, _("By ids (options vfio-pci ids=)"));
 	it->on = c->binding == VW_BIND_IDS;
-	it->disabled = !p->ids;
+	it->disabled = !p->ids || dyn;
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_ADDR, _("By address (driver_override, early at boot)"));
 	it->on = c->binding == VW_BIND_ADDRESS;
+	it->disabled = dyn;
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_CMDLINE, _("On the kernel command line (vfio-pci.ids=)"));
 	it->on = c->binding == VW_BIND_CMDLINE;
-	it->disabled = !p->ids;
+	it->disabled = !p->ids || dyn;
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_PT, _("iommu=pt: host devices skip IOMMU translation"));
 	it->on = c->iommu_pt;
 
@@ -110,6 +121,7 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_BLACKLIST + (int)i, b.data);
 		vw_buf_done(&b);
 		it->on = in_blacklist(c, p->drivers[i]);
+		it->disabled = dyn;
 		if (user >= 0) {
 			it->disabled = true;
 			vw_buf_printf(&b, _("the host uses it for %s"), f->devs[user].addr);
@@ -136,7 +148,7 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_TESTBOOT, _("Boot the new settings once first (test boot)"));
 	it->on = c->test_boot;
 	it->disabled = !bo || !bo->plan_test;
-	if (lockout_relevant(p)) {
+	if (lockout_relevant(p, c)) {
 		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("The host's display"));
 		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_ALLOW,
 				 _("Take the host's display: I reach this host over SSH"));
@@ -189,6 +201,20 @@ static void fill_details(struct isolation *p, const struct vw_ctx *ctx)
 			      "vfio-pci). The way to split two identical cards."));
 		for (size_t i = 0; i < p->ndevs; i++)
 			vw_text_addf(t, VW_C_OK, 4, "  %s", f->devs[p->devs[i]].addr);
+		break;
+	case T_DYNAMIC:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Single-GPU passthrough: nothing binds the GPU at boot and the host keeps using it. "
+			      "When the VM starts, libvirt hooks stop the display manager and graphical sessions, "
+			      "release the console and framebuffer, and hand the GPU and the rest of its unit to "
+			      "vfio-pci; when the VM stops (or fails to start) the host gets them back. Needs a "
+			      "libvirt VM (next step)."));
+		if (p->u.boot_display || p->u.only_display)
+			vw_text_add(t, VW_C_WARN, 0,
+				    _("This GPU drives the host's screen: while the VM runs, a local console shows "
+				      "nothing. The host stays reachable over SSH."));
+		if (p->no_dynamic)
+			vw_text_add(t, VW_C_WARN, 0, p->no_dynamic);
 		break;
 	case T_PT:
 		vw_text_add(t, VW_C_NORMAL, 0,
@@ -263,6 +289,15 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_nvlink_done(&nl);
 	p->ids = vw_bind_ids(ctx->facts, p->devs, p->ndevs, &p->clash);
 	p->drivers = vw_unit_drivers(ctx->facts, &p->u);
+	{
+		struct vw_choices dyn = *ctx->ch;
+		struct vw_err e = { 0 };
+
+		dyn.gpu_mode = VW_GPU_DYNAMIC;
+		dyn.source = (char *)"";
+		if (vw_plan_dynamic_check(ctx->facts, &p->u, &dyn, &e) < 0)
+			p->no_dynamic = vw_xstrdup(e.msg);
+	}
 	build_list(p, ctx);
 	return 0;
 }
@@ -301,14 +336,15 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	case T_INITRAMFS: c->initramfs = (enum vw_initramfs)it->value; break;
 	case T_TESTBOOT: c->test_boot = it->on; break;
 	case T_ALLOW: c->allow_host_display = it->on; break;
+	case T_DYNAMIC: c->gpu_mode = it->on ? VW_GPU_DYNAMIC : VW_GPU_STATIC; break;
 	default:
 		if (it->tag >= T_BLACKLIST)
 			set_blacklist(c, p->drivers[it->tag - T_BLACKLIST], it->on);
 		break;
 	}
 	vw_wizard_changed(ctx);
-	if (it->tag == T_BOOTLOADER)
-		build_list(p, ctx);	/* the test boot depends on it */
+	if (it->tag == T_BOOTLOADER || it->tag == T_DYNAMIC)
+		build_list(p, ctx);	/* the test boot, the binding items depend on them */
 	p->shown = -1;
 	return VW_KEY_HANDLED;
 }
@@ -323,7 +359,12 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		return vw_err_set(err, -EPERM, _("The chosen devices include the host's display: tick \"Take the "
 						 "host's display\" if you mean it, or go back and choose another GPU."));
 	}
-	if ((ctx->ch->binding == VW_BIND_IDS || ctx->ch->binding == VW_BIND_CMDLINE) && !p->ids)
+	if (ctx->ch->gpu_mode == VW_GPU_DYNAMIC && p->no_dynamic) {
+		vw_list_select(&p->list, T_DYNAMIC);
+		return vw_err_set(err, -EPERM, "%s", p->no_dynamic);
+	}
+	if (ctx->ch->gpu_mode != VW_GPU_DYNAMIC &&
+	    (ctx->ch->binding == VW_BIND_IDS || ctx->ch->binding == VW_BIND_CMDLINE) && !p->ids)
 		return vw_err_set(err, -1, _("Binding by ids would take other devices too: %s"),
 				  p->clash ? p->clash : "");
 	return 0;
@@ -339,6 +380,7 @@ static void done(void *priv)
 	free(p->devs);
 	free(p->ids);
 	free(p->clash);
+	free(p->no_dynamic);
 	vw_strv_free(p->drivers);
 }
 

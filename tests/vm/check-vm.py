@@ -35,7 +35,11 @@ Intel machine (intel-iommu, no driverctl):
   3. both are back on qxl and snd_hda_intel; apply answers "twin-addr"
      (02:00.0 alone, bound by address: vfiowiz's modprobe install script)
   4. 02:00.0 is on vfio-pci, its twin 03:00.0 and the boot display are not; undo
-  5. everything is back on its own driver, none of our files is left
+  5. everything is back on its own driver, none of our files is left; apply
+     "dynamic-twin" (gpu_mode = dynamic for 02:00.0) and run the libvirt
+     hooks as libvirt would: prepare puts 02:00.0 on vfio-pci (its twin and
+     the boot display stay on bochs-drm), release gives it back to
+     bochs-drm, and the restore timer does the same after a second prepare
 AMD machine (amd-iommu, driverctl installed), side by side with the first:
   1. check and groups agree; apply "twin-addr" (now through driverctl files)
   2. 02:00.0 is on vfio-pci, its twin and the boot display are not; undo
@@ -418,10 +422,10 @@ class Machine:
 
 # ---------------------------------------------------------------- checks
 
-def devices_table(secs):
+def devices_table(secs, name="devices"):
     """addr -> dict(vendor, device, class, driver, group, override)."""
     out = {}
-    for line in secs.get("devices", ("", 1))[0].splitlines():
+    for line in secs.get(name, ("", 1))[0].splitlines():
         p = line.split()
         if len(p) != 7:
             continue
@@ -534,14 +538,15 @@ def check_agree(res, secs, iommu):
     return devs, kg
 
 
-def check_drivers(res, secs, devs, want, what):
-    """want: addr -> driver.  Devices on vfio-pci need their /dev/vfio node."""
+def check_drivers(res, secs, devs, want, what, vfio="vfio"):
+    """want: addr -> driver.  Devices on vfio-pci need their /dev/vfio node
+    (listed in the section vfio)."""
     tag = secs["_tag"][0]
     bad = [f"{a} on '{devs.get(a, {}).get('driver', '?')}', wanted '{d}'"
            for a, d in sorted(want.items()) if devs.get(a, {}).get("driver") != d]
     if not res.ok(f"{tag}: {what}", not bad, "; ".join(bad)):
         explain(secs)
-    nodes = set(secs.get("vfio", ("", 1))[0].split())
+    nodes = set(secs.get(vfio, ("", 1))[0].split())
     vgroups = {devs[a]["group"] for a, d in want.items() if d == "vfio-pci" and a in devs}
     others = {a for a, d in devs.items() if d["driver"] == "vfio-pci" and want.get(a) != "vfio-pci"}
     if vgroups:
@@ -673,13 +678,60 @@ def run_intel(m, res, can_apply):
     if not check_cmd(res, s, "undo", "vfiowiz undo exits 0"):
         return
 
-    # 5: back to normal
-    s = m.boot(todo, "verify undo")
+    # 5: back to normal; single-GPU mode's hooks on the same boot
+    s = m.boot(todo + ["hooks:dynamic-twin"], "verify undo, single-GPU hooks")
     if not s:
         return
     devs, _ = check_agree(res, s, "intel")
     check_drivers(res, s, devs, BASELINE, "after undo every device is back on its own driver")
     check_clean(res, s)
+    check_hooks(res, s)
+
+
+def check_hooks(res, s):
+    """gpu_mode = dynamic: the hooks hand 02:00.0 to vfio-pci and back."""
+    tag = s["_tag"][0]
+    if not check_cmd(res, s, "hooks-apply-dynamic-twin", "apply with gpu_mode = dynamic exits 0"):
+        return
+    res.ok(f"{tag}: the hook dispatcher and the handover script are installed",
+           s.get("hooks-files", ("", 1))[1] == 0, s.get("hooks-files", ("", 1))[0])
+    steps = [("hooks-prepare", "hooks-devices-prepared", "hooks-vfio", True, "prepare/begin"),
+             ("hooks-release", "hooks-devices-released", "hooks-vfio-released", False, "release/end"),
+             ("hooks-prepare2", "hooks-devices-prepared2", "hooks-vfio2", True, "prepare/begin again"),
+             ("hooks-timeout", "hooks-devices-timeout", "hooks-vfio-timeout", False, "the restore timer")]
+    for run, table, vfio, taken, what in steps:
+        check_cmd(res, s, run, f"the hook's {what} exits 0")
+        devs = devices_table(s, table)
+        if taken:
+            want = dict(BASELINE, **{TWIN_A: "vfio-pci"})
+            check_drivers(res, s, devs, want, f"after {what}: 02:00.0 on vfio-pci, "
+                          "its twin and the boot display still on bochs-drm", vfio)
+            res.ok(f"{tag}: after {what}: driver_override of 02:00.0 is vfio-pci",
+                   devs.get(TWIN_A, {}).get("override") == "vfio-pci",
+                   str(devs.get(TWIN_A)))
+        else:
+            check_drivers(res, s, devs, BASELINE,
+                          f"after {what}: 02:00.0 is back on bochs-drm, the rest untouched", vfio)
+            res.ok(f"{tag}: after {what}: driver_override of 02:00.0 is cleared",
+                   devs.get(TWIN_A, {}).get("override") == "", str(devs.get(TWIN_A)))
+    before = s.get("hooks-vtcon-before", ("", 1))[0].strip()
+    res.ok(f"{tag}: prepare/begin unbinds fbcon from its text console",
+           re.search(r"^vtcon\d+ 0 .*frame buffer", s.get("hooks-vtcon-prepared", ("", 1))[0], re.M)
+           is not None, s.get("hooks-vtcon-prepared", ("", 1))[0])
+    for sec, what in (("hooks-vtcon-released", "release/end"), ("hooks-vtcon-timeout", "the timer")):
+        after = s.get(sec, ("", 1))[0].strip()
+        res.ok(f"{tag}: after {what} the text consoles are bound as before", before and after == before,
+               f"before {before!r}, after {after!r}")
+    log_ = s.get("hooks-log", ("", 1))[0]
+    res.ok(f"{tag}: the hook log says the timer restored the host",
+           "did not start within" in log_ and "restore: done" in log_, log_[-600:])
+
+
+def run_hooks(m, res):
+    """VW_VM_ONLY=hooks: the single-GPU hooks alone, on one boot."""
+    s = m.boot(["hooks:dynamic-twin"], "single-GPU hooks")
+    if s:
+        check_hooks(res, s)
 
 
 def check_clean(res, s):
@@ -747,7 +799,7 @@ def main():
                                                          os.path.join(top_b, "tests", "vm", "out")))
     ap.add_argument("--accel", choices=["tcg", "kvm"], default=os.environ.get("VW_VM_ACCEL", "tcg"))
     ap.add_argument("--boot-timeout", type=int, default=int(os.environ.get("VW_VM_BOOT_TIMEOUT", "180")))
-    ap.add_argument("--only", choices=["intel", "amd"], default=os.environ.get("VW_VM_ONLY"))
+    ap.add_argument("--only", choices=["intel", "amd", "hooks"], default=os.environ.get("VW_VM_ONLY"))
     ap.add_argument("--show-files", dest="answers", action="store_true",
                     help="print the files each apply wrote")
     args = ap.parse_args()
@@ -800,6 +852,11 @@ def main():
         mi = Machine("intel", "intel", args, res, initrd, rootfs, kernel, kver)
         machines.append(mi)
         threads.append(threading.Thread(target=run_intel, args=(mi, res, can_apply)))
+    if args.only == "hooks":
+        # For working on the hooks: one boot of the intel machine.
+        mh = Machine("hooks", "intel", args, res, initrd, rootfs, kernel, kver)
+        machines.append(mh)
+        threads.append(threading.Thread(target=run_hooks, args=(mh, res)))
     if args.only in (None, "amd"):
         if qemu_has("amd-iommu"):
             ma = Machine("amd", "amd", args, res, initrd, rootfs, kernel, kver, driverctl=True)

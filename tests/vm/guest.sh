@@ -8,6 +8,11 @@
 #   apply:NAME     vfiowiz plan, then apply --yes, with /vwtest/answers/NAME.conf,
 #                  then apply --yes again (it must find nothing to change)
 #   undo           vfiowiz undo --yes
+#   hooks:NAME     vfiowiz apply --yes with /vwtest/answers/NAME.conf (gpu_mode
+#                  = dynamic; libvirt's commands stood in for), then the
+#                  hooks as libvirt runs them: prepare/begin, release/end,
+#                  prepare/begin again and the restore timer; the devices
+#                  after each
 # The state of the machine (devices, drivers, the kernel's IOMMU groups,
 # /dev/vfio, configuration files) is always dumped first.  Each piece of
 # output stands between "VWTEST begin NAME" and "VWTEST end NAME rc=N up=T"
@@ -93,6 +98,14 @@ ktypes() {
 	return 0
 }
 
+# vtconN bind name, one line each: the text consoles and their drivers
+vtcons() {
+	for v in /sys/class/vtconsole/vtcon*; do
+		[ -e "$v/bind" ] && echo "${v##*/} $(cat "$v/bind") $(cat "$v/name")"
+	done
+	return 0
+}
+
 vfionodes() {
 	[ -d /dev/vfio ] && ls /dev/vfio
 	return 0
@@ -146,6 +159,39 @@ for act in $(echo "${todo:-check}" | tr , ' '); do
 		# The same answers again: nothing to change, no new journal.
 		sec "reapply-$n" vfiowiz apply --answers "$ans" --yes
 		sec journals-after-reapply journals
+		;;
+	hooks:*)
+		n=${act#hooks:}
+		ans=/vwtest/answers/$n.conf
+		vm=$(sed -n "s/^ *name *= *[\"']\(.*\)[\"'].*/\1/p" "$ans")
+		# No libvirt here: its commands (virsh define, qemu-img, the
+		# daemon's restart) succeed for the apply only.
+		stubs=/tmp/vwtest-stubs
+		mkdir -p "$stubs" /var/lib/libvirt/images
+		for c in virsh qemu-img systemctl; do
+			printf '#!/bin/sh\nexit 0\n' >"$stubs/$c"
+			chmod 755 "$stubs/$c"
+		done
+		sec "hooks-apply-$n" env PATH="$stubs:$PATH" vfiowiz apply --answers "$ans" --yes
+		sec hooks-files ls -l /etc/libvirt/hooks/qemu "/etc/vfiowiz/hooks/$vm"
+		sec hooks-vtcon-before vtcons
+		sec hooks-prepare /etc/libvirt/hooks/qemu "$vm" prepare begin
+		sec hooks-vtcon-prepared vtcons
+		sec hooks-devices-prepared devices
+		sec hooks-vfio vfionodes
+		sec hooks-release /etc/libvirt/hooks/qemu "$vm" release end
+		sec hooks-devices-released devices
+		sec hooks-vfio-released vfionodes
+		sec hooks-vtcon-released vtcons
+		sec hooks-prepare2 /etc/libvirt/hooks/qemu "$vm" prepare begin
+		sec hooks-devices-prepared2 devices
+		sec hooks-vfio2 vfionodes
+		# What the timer runs when the VM never started.
+		sec hooks-timeout "/etc/vfiowiz/hooks/$vm" timeout
+		sec hooks-devices-timeout devices
+		sec hooks-vfio-timeout vfionodes
+		sec hooks-vtcon-timeout vtcons
+		sec hooks-log cat "/var/log/vfiowiz/$vm.log"
 		;;
 	undo)
 		sec undo vfiowiz undo --yes
