@@ -100,9 +100,17 @@ int vw_sysroot_openat(const struct vw_sysroot *sr, const char *rel, int flags, m
 
 	rel = strip(rel);
 	if (have_openat2) {
-		fd = (int)syscall(SYS_openat2, sr->fd, rel, &how, sizeof(how));
-		if (fd >= 0)
-			return fd;
+		/* RESOLVE_IN_ROOT fails with EAGAIN when a rename or mount
+		 * anywhere on the system races a ".." of the path (sysfs links
+		 * are full of them): openat2(2) says to retry.  Seen on a busy
+		 * machine as links that "vanish" once in a few hundred reads. */
+		for (int tries = 0; tries < 100; tries++) {
+			fd = (int)syscall(SYS_openat2, sr->fd, rel, &how, sizeof(how));
+			if (fd >= 0)
+				return fd;
+			if (errno != EAGAIN)
+				break;
+		}
 		if (errno != ENOSYS)
 			return -errno;
 		have_openat2 = 0;
