@@ -2,6 +2,7 @@
  * the fixture hosts and from scratch trees, through the whole facts probe. */
 #include "facts.h"
 #include "plan.h"
+#include "report.h"
 #include "testutil.h"
 
 #include <stdio.h>
@@ -65,8 +66,12 @@ static void test_demo(void **state)
 	static const char *const roles[] = { "0000:01:00.0", "0000:04:00.0", "0000:06:00.1", NULL };
 
 	(void)state;
+	/* Under a sysroot the environment describes this machine, not the
+	 * tree: never read. */
+	setenv("SSH_CONNECTION", "192.168.1.23 50122 192.168.1.10 22", 1);
 	if (!host("demo", NULL, &f))
 		skip();
+	unsetenv("SSH_CONNECTION");
 	assert_false(f.over_ssh);
 	d = dev(&f, "0000:01:00.0");	/* the NVMe: root, ESP, swap */
 	assert_int_equal(d->host_role, VW_HOST_STORAGE);
@@ -79,6 +84,19 @@ static void test_demo(void **state)
 	assert_string_equal(d->host_role_why, "the keyboard Logitech USB Keyboard");
 	/* The unused data disk's SATA controller, the other xHCI: free. */
 	only_roles(&f, roles);
+	{
+		struct vw_buf b = VW_BUF_INIT;
+
+		vw_report_groups_text(&b, &f, false);
+		assert_non_null(strstr(b.data, "(nvme)  <- host storage: /, /boot/efi, swap (nvme0n1)\n"));
+		assert_non_null(strstr(b.data, "(igb)  <- host network: the default route (enp4s0)\n"));
+		assert_non_null(strstr(b.data, "<- host input: the keyboard Logitech USB Keyboard\n"));
+		vw_buf_done(&b);
+		vw_report_groups_json(&b, &f, false);
+		assert_non_null(strstr(b.data, "\"host_role\": [\n"));
+		assert_non_null(strstr(b.data, "\"host_role_why\": \"/, /boot/efi, swap (nvme0n1)\""));
+		vw_buf_done(&b);
+	}
 	vw_facts_done(&f);
 
 	/* Over SSH from the LAN: the same NIC carries the session; the
