@@ -211,6 +211,23 @@ static int refuse(struct vw_err *err, const char *path, const char *why)
 	return vw_err_set(err, -EINVAL, _("/%s: %s"), path, why);
 }
 
+/* The password as libxml2 writes it in an attribute (control characters
+ * are refused in answers), and the Jinja filters that make it so; inside a
+ * YAML double-quoted scalar. */
+#define XML_FILTER " | replace('&', '&amp;') | replace('<', '&lt;') | replace('>', '&gt;')" \
+	" | replace('\\\"', '&quot;')"
+
+static char *xml_escape(const char *s)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_adds(&b, "");
+	for (; *s; s++)
+		vw_buf_adds(&b, *s == '&' ? "&amp;" : *s == '<' ? "&lt;" : *s == '>' ? "&gt;" :
+			    *s == '"' ? "&quot;" : (char[]){ *s, 0 });
+	return vw_buf_steal(&b);
+}
+
 /* Pieces of a secret content around each occurrence of the password. */
 static size_t split_secret(const struct vw_change *c, const char *secret, size_t *starts,
 			   size_t *lens, size_t max)
@@ -356,8 +373,17 @@ static int task(struct vw_buf *out, const struct vw_plan *plan, size_t idx,
 				goto bad_utf8;
 		} else if (c->secret) {
 			size_t max, *starts, *lens, np;
+			/* libxml2 writes the password escaped in the domain XML
+			 * (passwd="p&amp;ss"): the playbook escapes it the same way. */
+			char *xml = secret ? xml_escape(secret) : NULL;
+			const char *filter = "";
 
+			if (secret && !count_secret(c, secret) && strcmp(xml, secret) && count_secret(c, xml)) {
+				secret = xml;
+				filter = XML_FILTER;
+			}
 			if (!secret || !count_secret(c, secret)) {
+				free(xml);
 				rc = refuse(err, c->path,
 					    _("holds a secret other than the VNC password of the answers: "
 					      "the playbook would carry it"));
@@ -365,6 +391,7 @@ static int task(struct vw_buf *out, const struct vw_plan *plan, size_t idx,
 			}
 			if (c->new_data[0] == '{' || c->new_data[0] == '[') {
 				/* Ansible would read the joined text as data. */
+				free(xml);
 				rc = refuse(err, c->path, _("a secret file starting with { or [ cannot be exported"));
 				goto out;
 			}
@@ -372,8 +399,8 @@ static int task(struct vw_buf *out, const struct vw_plan *plan, size_t idx,
 			starts = vw_xcalloc(max, sizeof(*starts));
 			lens = vw_xcalloc(max, sizeof(*lens));
 			np = split_secret(c, secret, starts, lens, max);
-			vw_buf_printf(out, IND_TASK "  content: \"{{ vfiowiz_secret_%zu | join(vfiowiz_vnc_password) }}\"\n",
-				      idx + 1);
+			vw_buf_printf(out, IND_TASK "  content: \"{{ vfiowiz_secret_%zu | join(vfiowiz_vnc_password%s) }}\"\n",
+				      idx + 1, filter);
 			vw_buf_adds(out, IND_TASK "vars:\n");
 			vw_buf_printf(out, IND_TASK "  vfiowiz_secret_%zu:\n", idx + 1);
 			for (size_t k = 0; k < np; k++) {
@@ -382,6 +409,8 @@ static int task(struct vw_buf *out, const struct vw_plan *plan, size_t idx,
 			}
 			free(starts);
 			free(lens);
+			secret = o->secret && *o->secret ? o->secret : NULL;
+			free(xml);
 		} else {
 			vw_buf_adds(out, IND_TASK "  content: ");
 			if (block(out, c->new_data, c->new_len, 8))

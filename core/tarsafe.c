@@ -517,10 +517,9 @@ static int open_parent(struct ex *x, const char *name, const char **base, struct
 {
 	const char *slash = strrchr(name, '/');
 	size_t dlen = slash ? (size_t)(slash - name) : 0;
+	size_t clen = x->cache_dir ? strlen(x->cache_dir) : 0, from = 0;
 	char *dir, *comp, *save = NULL;
 	int fd;
-
-	size_t clen = x->cache_dir ? strlen(x->cache_dir) : 0, from = 0;
 
 	*base = slash ? slash + 1 : name;
 	if (x->cache_dir && clen == dlen && !strncmp(x->cache_dir, name, dlen))
@@ -615,13 +614,13 @@ static int make_file(struct ex *x, const char *name, uint64_t size, struct vw_er
 		return refuse(err, -e, name, strerror(e));
 	}
 	while (left && r == 0) {
+		size_t k = left < CHUNK ? (size_t)left : CHUNK;
+		size_t off = 0;
+
 		if (x->lim.stop && *x->lim.stop) {
 			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
 			break;
 		}
-		size_t k = left < CHUNK ? (size_t)left : CHUNK;
-		size_t off = 0;
-
 		r = src_full(&x->src, x->buf, k, err);
 		while (r == 0 && off < k) {
 			ssize_t w = write(fd, x->buf + off, k - off);

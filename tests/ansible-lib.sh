@@ -59,7 +59,7 @@ vw() {
 
 # The case's VNC password, as golden-plans.sh reads it.
 password() {
-	sed -n "s/^ *vnc_password *= *['\"]\(.*\)['\"].*/\1/p" "$plans/$1/answers.conf"
+	sed -n "/^ *vnc_password *=/{s/^ *vnc_password *= *['\"]\(.*\)['\"].*/\1/; s/\\\\\(.\)/\1/g; p}" "$plans/$1/answers.conf"
 }
 
 # The version in the header comment changes with every release.

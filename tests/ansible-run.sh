@@ -37,8 +37,10 @@ n=0
 play() {
 	_book=$1 _root=$2 _pw=$3
 	shift 3
+	# The password as JSON: key=value splitting would choke on its quotes.
 	ansible-playbook -i localhost, -c local -e ansible_become=false -e "vfiowiz_root=$_root" \
-		-e "vfiowiz_vnc_password=$_pw" "$@" "$_book" >"$tmp/play" 2>&1
+		-e "$(python3 -c 'import json, sys; print(json.dumps({"vfiowiz_vnc_password": sys.argv[1]}))' "$_pw")" \
+		"$@" "$_book" >"$tmp/play" 2>&1
 }
 
 recap() {	# the "changed=N" of the recap
