@@ -108,6 +108,9 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		vw_nvlink_done(&p->nl);
 	if (vw_choices_keep_nvlink(ctx->ch, &p->nl))
 		ctx->dirty = true;
+	/* A hand-written file may name a card by a function address. */
+	if (vw_choices_adopt_gpus(ctx->ch, f, &p->nl))
+		ctx->dirty = true;
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
 		struct vw_buf b = VW_BUF_INIT;
@@ -117,7 +120,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			continue;
 		vw_dev_label(&b, d);
 		it = vw_list_add(&p->list, VW_ITEM_CHECK, (int)i, b.data);
-		it->on = vw_choices_has_dev(ctx->ch, d);
+		it->on = vw_choices_has_gpu(ctx->ch, d);
 		vw_buf_done(&b);
 		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
 		if (d->boot_vga == 1) {
@@ -155,7 +158,8 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	struct vw_item *it = vw_list_current(&p->list);
 
 	if (r == VW_W_CHANGED && it && it->tag >= 0) {
-		vw_choices_set_slot(ctx->ch, &ctx->facts->devs[it->tag], it->on);
+		/* What was chosen for this card's group goes with it. */
+		vw_choices_set_gpu(ctx->ch, ctx->facts, &p->nl, &ctx->facts->devs[it->tag], it->on);
 		vw_wizard_changed(ctx);
 	}
 	if (r != VW_W_IGNORED)

@@ -47,25 +47,14 @@ static int current_option(const struct groups *p, const struct vw_ctx *ctx)
 /* The unit of the chosen cards, without what was added for their groups. */
 static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 {
-	const struct vw_facts *f = ctx->facts;
 	struct vw_nvlink nl;
-	int *idx = NULL, *gpu;
-	size_t n = 0, k = 0;
 
 	vw_unit_done(&p->gu);
-	if (vw_answers_devices(ctx->ch, f, &idx, &n, NULL) < 0)
-		n = 0;
-	gpu = vw_xcalloc(n + 1, sizeof(int));
-	for (size_t i = 0; i < n; i++)
-		if (vw_picks_gpu_slot(f, &f->devs[idx[i]]))
-			gpu[k++] = idx[i];
 	/* NVLink peers come along as in the plan (core/plan.h). */
-	vw_plan_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
-	vw_unit_build_idx_nv(&p->gu, f, &nl, gpu, k);
+	vw_plan_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
+	vw_choices_gpu_unit(&p->gu, ctx->ch, ctx->facts, &nl);
 	vw_nvlink_done(&nl);
 	p->shared = p->gu.nforced > 0;
-	free(gpu);
-	free(idx);
 }
 
 static void build_list(struct groups *p, const struct vw_ctx *ctx)
@@ -331,9 +320,7 @@ static void apply_option(struct groups *p, struct vw_ctx *ctx, int opt)
 {
 	const struct vw_facts *f = ctx->facts;
 
-	for (size_t k = 0; k < p->gu.n; k++)
-		if (p->gu.m[k].why == VW_UNIT_GROUP)
-			vw_choices_set_slot(ctx->ch, &f->devs[p->gu.m[k].dev], opt == OPT_GIVE);
+	vw_choices_give_group(ctx->ch, f, &p->gu, opt == OPT_GIVE);
 	ctx->ch->acs_ids = opt == OPT_IDS;
 	ctx->ch->acs.downstream = ctx->ch->acs.multifunction = opt == OPT_DOWN;
 	p->confirmed = false;
