@@ -50,7 +50,8 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 	if (!libvirt)
 		vw_item_note(it, _("libvirt only"));
 	if (it->on)
-		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, VW_VNC_PASSWORD_MAX, true);
+		/* longer than VNC takes, so that too long is said, not cut */
+		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, 64, true);
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_RDP, _("Remote Desktop in the Windows guest"));
 	it->on = a->rdp && win;
 	it->disabled = !win;
@@ -113,7 +114,7 @@ static void fill_details(struct access *p, const struct vw_ctx *ctx)
 	case T_ALLOW:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("IPv4 or IPv6 addresses or networks (192.0.2.10, 198.51.100.0/24) that may connect. "
-			      "Empty: only through SSH tunnels."));
+			      "Empty: none from outside; the guest is reached through an SSH tunnel via this host."));
 		break;
 	default:
 		vw_text_add(t, VW_C_NORMAL, 0, _("Used to write the exact tunnel commands below."));
@@ -215,6 +216,44 @@ static void set_allow(struct vw_access_choices *a, const char *text)
 	free(copy);
 }
 
+static void secret_free(char *s)
+{
+	if (s)
+		memset(s, 0, strlen(s));
+	free(s);
+}
+
+/* The rules of the answers file (core/answers.c), so the state reads back. */
+static bool plain_ok(const char *s, size_t max, const char *extra)
+{
+	size_t n = strlen(s);
+
+	if (n > max)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+static bool user_ok(const char *s)
+{
+	return plain_ok(s, 32, "._-");
+}
+
+static bool host_ok(const char *s)
+{
+	return plain_ok(s, 253, "._-:");
+}
+
+static bool pass_ok(const char *s)
+{
+	struct vw_access_choices a = { .vnc_password = (char *)s };
+
+	return !*s || vw_access_vnc_check(&a, NULL) == 0;
+}
+
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct access *p = priv;
@@ -238,9 +277,11 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	case T_RDP: a->rdp = it->on; break;
 	case T_XRDP: a->xrdp = it->on; break;
 	case T_PASS:
-		free(a->vnc_password);
-		a->vnc_password = s;
-		s = NULL;
+		if (pass_ok(s)) {
+			secret_free(a->vnc_password);
+			a->vnc_password = s;
+			s = NULL;
+		}
 		break;
 	case T_PORT: {
 		char *end;
@@ -252,14 +293,18 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	}
 	case T_ALLOW: set_allow(a, s); break;
 	case T_USER:
-		free(a->ssh_user);
-		a->ssh_user = s;
-		s = NULL;
+		if (user_ok(s)) {
+			free(a->ssh_user);
+			a->ssh_user = s;
+			s = NULL;
+		}
 		break;
 	case T_HOST:
-		free(a->ssh_host);
-		a->ssh_host = s;
-		s = NULL;
+		if (host_ok(s)) {
+			free(a->ssh_host);
+			a->ssh_host = s;
+			s = NULL;
+		}
 		break;
 	default: break;
 	}
@@ -279,12 +324,55 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct access *p = priv;
 	const struct vw_access_choices *a = &ctx->ch->access;
 	bool libvirt = ctx->ch->vm.target == VW_VM_LIBVIRT;
+	struct vw_item *it;
+	char *s;
 
+	/* The fields as typed: the choices keep only valid text. */
+	if (a->vnc && libvirt && (it = vw_list_find(&p->list, T_PASS))) {
+		struct vw_access_choices typed = *a;
+		int r;
+
+		s = vw_field_get(&it->field);
+		typed.vnc_password = s;
+		r = *s ? vw_access_vnc_check(&typed, err) : 0;
+		secret_free(s);
+		if (r < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			vw_list_select(&p->list, T_PASS);
+			return vw_err_set(err, -EINVAL, _("VNC password: %s."), why);
+		}
+	}
 	if (a->vnc && libvirt && vw_access_vnc_check(a, err) < 0) {
 		vw_list_select(&p->list, T_PASS);
 		if (!*a->vnc_password)
 			return vw_err_set(err, -EINVAL, _("Type a VNC password (1 to 8 characters), or untick VNC."));
 		return -1;
+	}
+	if ((it = vw_list_find(&p->list, T_USER))) {
+		bool ok;
+
+		s = vw_field_get(&it->field);
+		ok = user_ok(s);
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_USER);
+			return vw_err_set(err, -EINVAL, _("Your account is a user name on this host: letters, "
+							  "digits, '.', '_' and '-' (at most 32)."));
+		}
+	}
+	if ((it = vw_list_find(&p->list, T_HOST))) {
+		bool ok;
+
+		s = vw_field_get(&it->field);
+		ok = host_ok(s);
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_HOST);
+			return vw_err_set(err, -EINVAL, _("This host's name or address: a host name or an IP "
+							  "address, without a network mask."));
+		}
 	}
 	if ((a->rdp || a->xrdp) && (a->rdp_port < 1 || a->rdp_port > 65535)) {
 		vw_list_select(&p->list, T_PORT);

@@ -22,6 +22,8 @@ struct groups {
 	struct vw_text details;
 	struct vw_unit gu;	/* the unit of the chosen cards only */
 	bool shared;		/* some group forces other endpoints along */
+	bool later;		/* no groups yet: the IOMMU goes on at the next
+				   boot (check exit 0 or 1), groups come after */
 	int shown;		/* item the details are for */
 	bool confirmed;		/* the user accepted to give the group away */
 };
@@ -55,6 +57,19 @@ static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 	vw_choices_gpu_unit(&p->gu, ctx->ch, ctx->facts, &nl);
 	vw_nvlink_done(&nl);
 	p->shared = p->gu.nforced > 0;
+	p->later = p->gu.no_group && !ctx->facts->iommu.ngroups && vw_findings_exit_code(ctx->findings) <= 1;
+}
+
+bool vw_groups_need_choice(const struct vw_ctx *ctx)
+{
+	struct groups p;
+	bool need;
+
+	memset(&p, 0, sizeof(p));
+	build_unit(&p, ctx);
+	need = p.shared && !current_option(&p, ctx);
+	vw_unit_done(&p.gu);
+	return need;
 }
 
 static void build_list(struct groups *p, const struct vw_ctx *ctx)
@@ -100,8 +115,22 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
 		}
 	}
-	if (!p->gu.ngroups)
+	if (!p->gu.ngroups && p->later) {
+		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("Known after the reboot: the IOMMU is off now"));
+		for (size_t k = 0; k < p->gu.n; k++) {
+			struct vw_buf b = VW_BUF_INIT;
+			int d = p->gu.m[k].dev;
+			struct vw_item *it;
+
+			vw_dev_label(&b, &f->devs[d]);
+			it = vw_list_add(&p->list, VW_ITEM_TEXT, d, b.data);
+			vw_buf_done(&b);
+			vw_item_mark(it, _("VM"), VW_C_OK);
+			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+		}
+	} else if (!p->gu.ngroups) {
 		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
+	}
 	if (p->shared) {
 		struct vw_item *it;
 
@@ -110,7 +139,7 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 				 _("Give the other devices of the group to the VM too"));
 		it->on = opt == OPT_GIVE;
 		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_IDS,
-				 _("ACS override for these devices only (id:)"));
+				 _("ACS override for these devices only (by their ids)"));
 		it->on = opt == OPT_IDS;
 		it->disabled = kernel_no;
 		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_DOWN,
@@ -188,7 +217,8 @@ static void kernel_support(struct vw_text *t, const struct vw_facts *f)
 	case VW_NO:
 		vw_text_add(t, VW_C_ERROR, 0,
 			    _("This kernel does not carry the ACS override patch: the parameter would do "
-			      "nothing. The Proxmox and linux-zen kernels carry it; Debian's does not."));
+			      "nothing. The Proxmox and linux-zen kernels carry it; most distributions' own "
+			      "kernels do not."));
 		break;
 	default:
 		vw_text_add(t, VW_C_WARN, 0,
@@ -282,10 +312,22 @@ static void fill_details(struct groups *p, const struct vw_ctx *ctx)
 			vw_text_add(t, VW_C_OK, 0, _("Goes to the VM."));
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 	}
-	if (p->shared) {
+	if (p->later) {
+		vw_text_add(t, VW_C_WARN, 0,
+			    _("This host has no IOMMU groups yet: the IOMMU is off. The changes turn it on at the "
+			      "next boot; only then does the kernel make the groups. Until then only the card's own "
+			      "functions are known to go to the VM, and only they are given to vfio-pci."));
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("After the reboot, run vfiowiz again: it resumes from its saved state, shows the "
+			      "groups, and asks before anything else goes to the VM."));
+	} else if (p->shared) {
 		preview(p, ctx, NULL);
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 		kernel_support(t, f);
+	} else if (p->gu.no_group) {
+		vw_text_add(t, VW_C_ERROR, 0,
+			    _("A chosen device is in no IOMMU group: it cannot be passed through. See the host "
+			      "checks."));
 	} else {
 		vw_text_add(t, VW_C_OK, 0,
 			    _("Nothing else has to go along: every group of your choice is isolated or shares "
@@ -308,7 +350,10 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 {
 	struct groups *p = priv;
-	const char *intro = p->shared
+	const char *intro = p->later
+		? _("The IOMMU is off: the groups are known only after the reboot that turns it on. Go on: "
+		    "the wizard plans the kernel parameters now and shows the groups after the reboot.")
+		: p->shared
 		? _("A group of your choice holds other devices. VFIO hands out whole groups: choose how to go on.")
 		: _("The IOMMU groups of your choice. VFIO hands out whole groups; bridges stay with the host.");
 
@@ -354,6 +399,8 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 
 	if (!p->gu.n)
 		return vw_err_set(err, -1, _("No device is chosen: go back and tick a GPU."));
+	if (p->later)
+		return 0;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)
 		return vw_err_set(err, -1, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
 					     "(see the host checks)."));

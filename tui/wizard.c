@@ -41,12 +41,14 @@ struct vw_wizard {
 	char *goto_id;
 	struct vw_demo demo;	/* the demo host's private copy */
 	bool demo_swapped;	/* ctx.sr is the copy */
+	bool facts_borrowed;	/* ctx.facts is the caller's (opts.facts) */
 	/* headless */
 	bool headless;
 	struct script_key *script;
 	size_t nscript, ip;
 	const char *dump;
 	unsigned ndump;
+	const struct vw_wizard_probe *probe;
 };
 
 #define SCRIPT_RESIZE VW_KEY_FN(0775)
@@ -146,7 +148,9 @@ int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err)
 	if (r < 0)
 		return r;
 	vw_findings_done(ctx->findings);
-	vw_facts_done(ctx->facts);
+	if (!ctx->wz->facts_borrowed)
+		vw_facts_done(ctx->facts);
+	ctx->wz->facts_borrowed = false;	/* ours from now on */
 	*ctx->facts = nf;
 	vw_findings_eval(ctx->facts, ctx->findings);
 	free(ctx->boot_id);
@@ -708,6 +712,9 @@ static void dispatch(struct vw_wizard *wz, int key)
 		if (vw_dialog_key(&wz->dlg, key) == VW_W_CHOSEN) {
 			int id = wz->dlg.id, b = wz->dlg.sel;
 
+			if (wz->probe && wz->probe->answered && id != DLG_QUIT)
+				wz->probe->answered(wz->probe->arg, &wz->ctx, s->id, wz->dlg.title,
+						    wz->dlg.text, b);
 			vw_dialog_close(&wz->dlg);
 			if (id == DLG_QUIT)
 				quit_answer(wz, b);
@@ -797,6 +804,8 @@ static size_t start_step(struct vw_wizard *wz, const char *start_at)
 	struct vw_ctx *ctx = &wz->ctx;
 	const char *want = start_at;
 
+	if (!want && ctx->state->applied && ctx->rebooted && vw_groups_need_choice(ctx))
+		want = "groups";	/* the IOMMU came on with the reboot: the groups first */
 	if (!want && ctx->state->applied)
 		want = "verify";	/* after apply: reboot, then verify */
 	if (!want && *ctx->state->step)
@@ -861,7 +870,11 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 		   for the copy. */
 		root = demo_src;
 	}
-	if (vw_sysroot_open(&sr, root, &err) < 0 || vw_facts_probe(&facts, sr, &err) < 0) {
+	if (o->facts) {
+		facts = *o->facts;	/* a shallow copy: wz.facts_borrowed */
+		wz.facts_borrowed = true;
+	}
+	if (vw_sysroot_open(&sr, root, &err) < 0 || (!o->facts && vw_facts_probe(&facts, sr, &err) < 0)) {
 		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
 		rc = VW_EXIT_ERROR;
 		goto out_root;
@@ -885,7 +898,8 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	wz.ctx.settled = true;	/* headless runs are always settled */
 	vw_plan_init(&wz.ctx.plan);
 	vw_text_init(&wz.help);
-	wz.headless = o->script != NULL;
+	wz.headless = o->script != NULL || o->probe != NULL;
+	wz.probe = o->probe;
 	wz.dump = o->dump;
 
 	uo.headless = wz.headless;
@@ -901,6 +915,9 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	go_to(&wz, start_step(&wz, o->start_at));
 	if (r < 0 && r != -ENOENT)
 		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("The saved state was not read (%s): starting afresh."), err.msg);
+	else if (wz.ctx.rebooted && !o->start_at && !strcmp(step(&wz)->id, "groups"))
+		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the IOMMU is on and the groups are known. A group "
+						    "of your choice holds other devices: choose how to go on."));
 	else if (wz.ctx.rebooted && !o->start_at)
 		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the host has rebooted since the changes were applied."));
 	draw(&wz);
@@ -914,7 +931,11 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	while (!wz.quit) {
 		int key;
 
-		if (wz.headless) {
+		if (wz.probe) {
+			key = wz.probe->next_key(wz.probe->arg, &wz.ctx, step(&wz)->id, wz.dlg.open);
+			if (key == VW_KEY_NONE)
+				break;
+		} else if (wz.headless) {
 			if (wz.ip >= wz.nscript)
 				break;
 			key = wz.script[wz.ip].key;
@@ -958,6 +979,8 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 			draw(&wz);
 			dump(&wz);
 		}
+		if (wz.probe && wz.probe->seen && !wz.quit)
+			wz.probe->seen(wz.probe->arg, &wz.ctx, step(&wz)->id, key);
 	}
 	leave_step(&wz);
 	if (wz.body)
@@ -974,7 +997,8 @@ out:
 	free(wz.ctx.boot_id);
 	vw_state_done(&state);
 	vw_findings_done(&findings);
-	vw_facts_done(&facts);
+	if (!wz.facts_borrowed)
+		vw_facts_done(&facts);
 out_root:
 	vw_sysroot_free(wz.ctx.sr ? wz.ctx.sr : sr);
 	if (o->demo)

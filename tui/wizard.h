@@ -103,6 +103,20 @@ struct vw_step_ops {
 extern const struct vw_step_ops vw_step_checks, vw_step_gpu, vw_step_groups, vw_step_isolation,
 	vw_step_vm, vw_step_access, vw_step_review, vw_step_apply, vw_step_verify;
 
+/* A test's eye on a headless run (tests/tui/test-walk.c): the keys come
+ * from next_key instead of a script, the test sees the state after every
+ * key and every dialog answered, with the dialog's words. */
+struct vw_wizard_probe {
+	void *arg;
+	/* The next key, or VW_KEY_NONE to end the run. */
+	int (*next_key)(void *arg, const struct vw_ctx *ctx, const char *step, bool dialog);
+	/* After every key, once the runner has redrawn: the step shown. */
+	void (*seen)(void *arg, const struct vw_ctx *ctx, const char *step, int key);
+	/* A dialog of a step was answered: its title, text and button. */
+	void (*answered)(void *arg, const struct vw_ctx *ctx, const char *step, const char *title,
+			 const char *text, int button);
+};
+
 struct vw_wizard_opts {
 	const char *sysroot;	/* NULL: the live host */
 	bool demo;		/* the built-in demo host, on a private copy */
@@ -111,6 +125,10 @@ struct vw_wizard_opts {
 	int cols, lines;	/* headless size (80x24 when 0) */
 	const char *start_at;	/* step id to open on */
 	bool mono;		/* no colours */
+	const struct vw_wizard_probe *probe;	/* headless, keys from a test */
+	/* Facts of sysroot probed already (tests running many walks on one
+	 * host): borrowed, never freed or changed; NULL: probe them. */
+	const struct vw_facts *facts;
 };
 
 /* Run the wizard; returns the process exit status. */
@@ -140,6 +158,11 @@ void vw_wizard_goto(struct vw_ctx *ctx, const char *id);
 int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err);
 /* Probe the host again (after apply, after a pretend reboot). */
 int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
+
+/* The ticked cards' IOMMU groups force devices along and no way on is
+ * chosen yet (step_groups.c): after the reboot that turned the IOMMU on,
+ * the walk resumes there. */
+bool vw_groups_need_choice(const struct vw_ctx *ctx);
 
 /* ---- drawing helpers shared by the steps ---- */
 
