@@ -286,13 +286,14 @@ out:
 	if (last == l->cur)
 		return false;
 	l->cur = last;
+	if (l->v[last].kind == VW_ITEM_FIELD)	/* arriving: typing replaces the value */
+		l->v[last].field.fresh = true;
 	return true;
 }
 
 enum vw_wkey vw_list_key(struct vw_list *l, int key)
 {
 	struct vw_item *it = vw_list_current(l);
-	size_t page = l->rows > 1 ? (size_t)l->rows - 1 : 1;
 
 	if (!it)
 		return VW_W_IGNORED;
@@ -312,12 +313,8 @@ enum vw_wkey vw_list_key(struct vw_list *l, int key)
 	case 'j':
 		cursor_move(l, 1, 1);
 		return VW_W_MOVED;
-	case VW_KEY_PGUP:
-		cursor_move(l, -1, page);
-		return VW_W_MOVED;
-	case VW_KEY_PGDN:
-		cursor_move(l, 1, page);
-		return VW_W_MOVED;
+	/* PgUp and PgDn are not the list's: they scroll the step's details
+	   pane (shown in the key line); Home and End reach a long list's ends. */
 	case VW_KEY_HOME:
 		cursor_move(l, -1, l->n);
 		return VW_W_MOVED;

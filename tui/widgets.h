@@ -40,6 +40,8 @@ struct vw_field {
 	size_t len, cap, cur;	/* in characters */
 	size_t maxlen;		/* 0: unlimited */
 	bool masked;
+	bool fresh;		/* just arrived at: the first character typed
+				   replaces the text (an edit key keeps it) */
 };
 
 void vw_field_init(struct vw_field *f, const char *value, size_t maxlen, bool masked);

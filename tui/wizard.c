@@ -200,6 +200,8 @@ void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int l
 	lh = (int)l->n;
 	if (list_max <= 0)
 		list_max = rest / 2 > 4 ? rest / 2 : 4;
+	else if (H > 21)	/* 21: the body at 80x24; a taller terminal shows more of the list */
+		list_max += (H - 21) / 2;
 	if (lh > list_max)
 		lh = list_max;
 	if (lh > rest - 3)
@@ -455,7 +457,8 @@ static void open_help(struct vw_wizard *wz)
 		{ N_("Up Down  j k"), N_("move") },
 		{ N_("Space"), N_("tick, or choose") },
 		{ N_("Enter  Tab"), N_("go on to the next step") },
-		{ N_("Esc  Backspace"), N_("go back to the previous step") },
+		{ N_("Esc"), N_("go back to the previous step") },
+		{ N_("Up Down in a field"), N_("leave a text field (q and ? are typed in it)") },
 		{ "F1  ?", N_("this help") },
 		{ "q", N_("quit (asks when something is not saved)") },
 		{ "Ctrl-L", N_("draw the screen again") },
@@ -542,7 +545,7 @@ static int hint_width(const struct hint *h)
 static void draw_status(struct vw_wizard *wz)
 {
 	struct hint hs[16];
-	size_t n = 0, nstep = 0;
+	size_t n = 0, nstep = 0, first = 1;	/* hs[first..] are the step's keys */
 	int total = 0, x = 0;
 	const struct vw_step_ops *s = step(wz);
 	bool last = true;
@@ -558,6 +561,14 @@ static void draw_status(struct vw_wizard *wz)
 		hs[n++] = (struct hint){ _("Left Right"), _("choose") };
 		hs[n++] = (struct hint){ _("Enter"), _("confirm") };
 		hs[n++] = (struct hint){ _("Esc"), _("cancel") };
+	} else if (s->editing && s->editing(wz->priv)) {
+		/* In a text field q and ? are typed: say how to get out. */
+		const char *el = s->enter_label ? s->enter_label(wz->priv, &wz->ctx) : NULL;
+
+		hs[n++] = (struct hint){ vw_ui.g.updown, _("leave the field") };
+		hs[n++] = (struct hint){ _("Enter"), el ? _(el) : last ? _("finish") : _("next") };
+		hs[n++] = (struct hint){ _("Esc"), _("back") };
+		hs[n++] = (struct hint){ "F1", _("help") };
 	} else {
 		hs[n++] = (struct hint){ vw_ui.g.updown, _("move") };
 		for (const struct vw_keyhint *k = s->keys; k && k->key && n < 10; k++, nstep++)
@@ -572,9 +583,22 @@ static void draw_status(struct vw_wizard *wz)
 	}
 	for (size_t i = 0; i < n; i++)
 		total += hint_width(&hs[i]);
-	/* Too wide: drop the step's own keys first, last ones first (F1 lists them). */
+	/* Too wide (translations run longer): first the arrows' "move", which
+	   every list says by itself, then "q quit" (F1 lists it), and only
+	   then the step's own keys, last ones first. */
+	if (total > COLS - 1 && !wz->help_open && !wz->dlg.open && n > 0 && hs[0].key == vw_ui.g.updown &&
+	    !(s->editing && s->editing(wz->priv))) {
+		total -= hint_width(&hs[0]);
+		memmove(&hs[0], &hs[1], (n - 1) * sizeof(hs[0]));
+		n--;
+		first = 0;
+	}
+	if (total > COLS - 1 && n > 0 && !strcmp(hs[n - 1].key, "q")) {
+		total -= hint_width(&hs[n - 1]);
+		n--;
+	}
 	while (total > COLS - 1 && nstep > 0) {
-		size_t drop = nstep;	/* hs[1..nstep] are the step's */
+		size_t drop = first + nstep - 1;	/* the step's last key */
 
 		total -= hint_width(&hs[drop]);
 		memmove(&hs[drop], &hs[drop + 1], (n - drop - 1) * sizeof(hs[0]));
@@ -743,8 +767,10 @@ static void dispatch(struct vw_wizard *wz, int key)
 	}
 	if (key == VW_KEY_RET || key == VW_KEY_TAB)
 		go_next(wz);
-	else if (key == VW_KEY_ESC || key == VW_KEY_BACKSPACE)
+	else if (key == VW_KEY_ESC)
 		go_back(wz);
+	else if (key == VW_KEY_BACKSPACE)	/* a slip on a checkbox must not leave the step */
+		vw_wizard_msg(&wz->ctx, VW_C_INFO, "%s", _("Esc goes back to the previous step."));
 	else if ((key == 'q' || key == 'Q') && !editing)
 		request_quit(wz);
 }
