@@ -465,6 +465,9 @@ KEY_CB(v_pg_applied, "progress|applied", )
 KEY_CB(v_pg_applied_boot_id, "progress|applied_boot_id", )
 KEY_CB(v_pg_journal, "progress|journal", )
 KEY_CB(v_allow_display, "allow_host_display", )
+KEY_CB(v_allow_storage, "allow_host_storage", )
+KEY_CB(v_allow_network, "allow_host_network", )
+KEY_CB(v_allow_input, "allow_host_input", )
 KEY_CB(v_test_boot, "test_boot", )
 KEY_CB(v_vm, "vm", )
 KEY_CB(v_existing, "vm|existing", )
@@ -531,6 +534,9 @@ static cfg_opt_t root_opts[] = {
 	CFG_BOOL("iommu_pt", cfg_true, CFGF_NONE),
 	CFG_STR("acs_override", "none", CFGF_NONE),
 	CFG_BOOL("allow_host_display", cfg_false, CFGF_NONE),
+	CFG_BOOL("allow_host_storage", cfg_false, CFGF_NONE),
+	CFG_BOOL("allow_host_network", cfg_false, CFGF_NONE),
+	CFG_BOOL("allow_host_input", cfg_false, CFGF_NONE),
 	CFG_STR_LIST("blacklist", "{}", CFGF_NONE),
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
@@ -553,6 +559,9 @@ static const struct {
 	{ "iommu_pt", v_iommu_pt },
 	{ "acs_override", v_acs },
 	{ "allow_host_display", v_allow_display },
+	{ "allow_host_storage", v_allow_storage },
+	{ "allow_host_network", v_allow_network },
+	{ "allow_host_input", v_allow_input },
 	{ "blacklist", v_blacklist },
 	{ "test_boot", v_test_boot },
 	{ "vm", v_vm },
@@ -704,6 +713,9 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	vw_buf_done(&rest);
 	free(spec);
 	c->allow_host_display = cfg_getbool(cfg, "allow_host_display");
+	c->allow_host_storage = cfg_getbool(cfg, "allow_host_storage");
+	c->allow_host_network = cfg_getbool(cfg, "allow_host_network");
+	c->allow_host_input = cfg_getbool(cfg, "allow_host_input");
 	vw_strv_free(c->blacklist);
 	c->blacklist = str_list(cfg, "blacklist", &c->nblacklist, false);
 	c->test_boot = cfg_getbool(cfg, "test_boot");
@@ -1105,6 +1117,9 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_addc(b, '\n');
 	vw_buf_done(&acs);
 	vw_buf_printf(b, "allow_host_display = %s\n", yesno(c->allow_host_display));
+	vw_buf_printf(b, "allow_host_storage = %s\n", yesno(c->allow_host_storage));
+	vw_buf_printf(b, "allow_host_network = %s\n", yesno(c->allow_host_network));
+	vw_buf_printf(b, "allow_host_input = %s\n", yesno(c->allow_host_input));
 	vw_buf_adds(b, "blacklist = ");
 	put_list(b, c->blacklist);
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));

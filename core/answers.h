@@ -91,6 +91,11 @@ struct vw_choices {
 	struct vw_acs_override acs;	/* explicit tokens */
 	bool acs_ids;		/* "ids": id: tokens derived from the devices */
 	bool allow_host_display;
+	/* Explicit opt-ins to give away what the running host needs
+	 * (facts.h enum vw_host_role; unit.h host-storage, ...): */
+	bool allow_host_storage;	/* a controller of the host's disks */
+	bool allow_host_network;	/* the NIC of the default route / SSH session */
+	bool allow_host_input;		/* the USB controller of the only keyboard */
 	char **blacklist;	/* NULL-terminated module names to blacklist */
 	size_t nblacklist;
 	bool test_boot;		/* one-shot test boot where supported */

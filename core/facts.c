@@ -542,6 +542,14 @@ void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr)
 
 int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err)
 {
+	return vw_facts_probe_opts(f, sr, NULL, err);
+}
+
+int vw_facts_probe_opts(struct vw_facts *f, const struct vw_sysroot *sr,
+			const struct vw_facts_opts *o, struct vw_err *err)
+{
+	int r;
+
 	memset(f, 0, sizeof(*f));
 	f->root = vw_xstrdup(vw_sysroot_root(sr));
 	vw_probe_cpu(f, sr);
@@ -550,7 +558,11 @@ int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_er
 	vw_probe_kernel(f, sr);
 	vw_probe_iommu(f, sr);
 	vw_probe_distro(f, sr);
-	return vw_probe_pci(f, sr, err);
+	r = vw_probe_pci(f, sr, err);
+	if (r < 0)
+		return r;
+	vw_probe_host_roles(f, sr, o);
+	return 0;
 }
 
 static void free_dev(struct vw_pci_dev *d)
@@ -560,6 +572,7 @@ static void free_dev(struct vw_pci_dev *d)
 	free(d->driver);
 	free(d->reset_method);
 	free(d->note);
+	free(d->host_role_why);
 }
 
 void vw_facts_done(struct vw_facts *f)

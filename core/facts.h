@@ -53,6 +53,8 @@ struct vw_kernel {
 	struct vw_param *params;
 	size_t nparams;
 	char *cmdline;		/* as read, trimmed */
+	bool cmdline_unreadable;	/* proc/cmdline exists but could not be read (too
+					   large, I/O error): the parameters are unknown */
 	bool config_found;
 	char *config_source;	/* "boot/config-6.1.0-18-amd64" or "proc/config.gz" */
 	enum vw_tristate intel_default_on;	/* CONFIG_INTEL_IOMMU_DEFAULT_ON */
@@ -99,6 +101,19 @@ enum vw_pcie_type {
 #define VW_ACS_EC 0x20
 #define VW_ACS_DT 0x40
 
+/* What the running host needs a PCI function for (struct vw_pci_dev
+ * host_role, a bitmask): giving it to a VM takes that away from the host.
+ * The unit (unit.h) refuses such a function unless the matching explicit
+ * opt-in of the answers is set (allow_host_storage, ...). */
+enum vw_host_role {
+	VW_HOST_STORAGE = 1u << 0,	/* holds /, /boot, the ESP, swap, another mounted
+					   filesystem, an active md/LVM/ZFS member, or an
+					   entry of /etc/fstab */
+	VW_HOST_NETWORK = 1u << 1,	/* carries the default route or the SSH session */
+	VW_HOST_INPUT = 1u << 2,	/* the USB controller of the only keyboard (not
+					   over SSH) */
+};
+
 struct vw_pci_dev {
 	char addr[16];		/* "0000:01:00.0" */
 	unsigned domain, bus, dev, func;
@@ -122,6 +137,11 @@ struct vw_pci_dev {
 	enum vw_dev_role role;
 	int gpu;		/* for companions: index of the GPU of their slot */
 	char *note;		/* what went wrong reading it, "" when fine */
+	unsigned host_role;	/* enum vw_host_role bits, 0 when the host does not need it */
+	char *host_role_why;	/* translated plain words of what the host loses:
+				   "/, /boot/efi (nvme0n1)", "the default route and
+				   this SSH session (enp5s0)"; "" when none (hand-made
+				   facts may leave it NULL) */
 };
 
 enum vw_group_verdict {
@@ -178,12 +198,31 @@ struct vw_facts {
 	size_t ngroups;
 	char **notes;		/* host-level problems met while probing */
 	size_t nnotes;
+	bool over_ssh;		/* the session runs over SSH (see vw_facts_opts) */
 };
+
+/* Options of the probe. */
+struct vw_facts_opts {
+	/* The SSH session, in the form of the SSH_CONNECTION variable
+	 * ("CLIENT-IP CLIENT-PORT SERVER-IP SERVER-PORT"): its NIC gets
+	 * VW_HOST_NETWORK, and input devices are then not the host's only
+	 * way in.  NULL: on the live host the environment's SSH_CONNECTION,
+	 * under a sysroot the one the snapshot recorded (VW_SSH_FILE), never
+	 * the environment (it describes this machine, not the snapshot's).
+	 * "" : no SSH session (tests). */
+	const char *ssh_connection;
+};
+
+/* The recorded SSH_CONNECTION of a snapshot, relative to its root. */
+#define VW_SSH_FILE ".vfiowiz/ssh_connection"
 
 /* Probe everything under sr into f (zeroed first).  Missing or malformed
  * files never fail the probe: they leave "unknown" values and notes.
  * Returns 0, or a negative code when the root itself cannot be read. */
 int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
+/* The same with options (o may be NULL: defaults). */
+int vw_facts_probe_opts(struct vw_facts *f, const struct vw_sysroot *sr,
+			const struct vw_facts_opts *o, struct vw_err *err);
 void vw_facts_done(struct vw_facts *f);
 
 /* The individual probes (vw_facts_probe calls them in this order). */
@@ -194,6 +233,15 @@ void vw_probe_kernel(struct vw_facts *f, const struct vw_sysroot *sr);
 void vw_probe_iommu(struct vw_facts *f, const struct vw_sysroot *sr);
 int vw_probe_pci(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_err *err);
 void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr);
+/* Host roles of the PCI functions (after vw_probe_pci): storage through
+ * vw_storage_list() (storage.h), network through proc/net/route,
+ * proc/net/ipv6_route and sys/class/net/IF/device, input through
+ * proc/bus/input/devices.  Sets f->over_ssh. */
+void vw_probe_host_roles(struct vw_facts *f, const struct vw_sysroot *sr,
+			 const struct vw_facts_opts *o);
+/* "storage", "network", "input": stable names of the bits set in role,
+ * joined by ','. Returns buf. */
+const char *vw_host_role_names(unsigned role, char *buf, size_t size);
 
 /* Kernel command line: split and read like the kernel does (core/cmdline.h).
  * *params is an array of n entries (caller frees with vw_params_free). */

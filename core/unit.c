@@ -197,6 +197,62 @@ static void nvlink_issues(struct expand *x)
 		      vw_xstrdup(_("Run the wizard while the NVIDIA driver owns the GPUs to read the NVLink topology.")));
 }
 
+/* What the host loses when d goes: its roles (facts, plus opts->host_storage),
+ * each a blocker unless the user opted in. */
+static unsigned member_roles(const struct expand *x, const struct vw_pci_dev *d)
+{
+	return d->host_role | (x->o && in_list(x->o->host_storage, d->addr) ? VW_HOST_STORAGE : 0);
+}
+
+static void role_issue(struct expand *x, const struct vw_pci_dev *d, unsigned role)
+{
+	const char *why = d->host_role_why && *d->host_role_why ? d->host_role_why : NULL;
+	bool allowed;
+	char *msg;
+
+	switch (role) {
+	case VW_HOST_STORAGE:
+		allowed = x->o && x->o->allow_host_storage;
+		msg = why ? vw_xasprintf(_("%s (%s) holds the host's own disks: %s. The host cannot run without them."),
+					 d->addr, dev_label(d), why)
+			  : vw_xasprintf(_("%s (%s) holds the host's own filesystems: the host cannot run without it."),
+					 d->addr, dev_label(d));
+		if (allowed)
+			issue(x->u, "host-storage-allowed", VW_SEV_WARN, msg,
+			      vw_xstrdup(_("You chose to give it away (allow_host_storage = true): make sure the host boots and runs from other disks.")));
+		else
+			issue(x->u, "host-storage", VW_SEV_BLOCKER, msg,
+			      vw_xstrdup(_("Keep it with the host: choose another GPU, move the GPU to a slot in another IOMMU group, or use the ACS override. Only if the host truly runs from other disks, opt in with allow_host_storage = true.")));
+		break;
+	case VW_HOST_NETWORK:
+		allowed = x->o && x->o->allow_host_network;
+		msg = why ? vw_xasprintf(_("%s (%s) carries the host's network: %s. Given to the VM, the host loses that network (and an SSH session through it)."),
+					 d->addr, dev_label(d), why)
+			  : vw_xasprintf(_("%s (%s) carries the host's network: given to the VM, the host loses it."),
+					 d->addr, dev_label(d));
+		if (allowed)
+			issue(x->u, "host-network-allowed", VW_SEV_WARN, msg,
+			      vw_xstrdup(_("You chose to give it away (allow_host_network = true): make sure the host keeps another network connection, or a local console.")));
+		else
+			issue(x->u, "host-network", VW_SEV_BLOCKER, msg,
+			      vw_xstrdup(_("Keep it with the host: choose another GPU, move a card to a slot in another IOMMU group, or use the ACS override. Only if the host has another way in, opt in with allow_host_network = true.")));
+		break;
+	default:
+		allowed = x->o && x->o->allow_host_input;
+		msg = why ? vw_xasprintf(_("%s (%s) is the USB controller of the host's only keyboard: %s. Given to the VM, the host has no keyboard."),
+					 d->addr, dev_label(d), why)
+			  : vw_xasprintf(_("%s (%s) is the USB controller of the host's only keyboard: given to the VM, the host has no keyboard."),
+					 d->addr, dev_label(d));
+		if (allowed)
+			issue(x->u, "host-input-allowed", VW_SEV_WARN, msg,
+			      vw_xstrdup(_("You chose to give it away (allow_host_input = true): reach the host over SSH, or plug a keyboard into another controller.")));
+		else
+			issue(x->u, "host-input", VW_SEV_BLOCKER, msg,
+			      vw_xstrdup(_("Plug the host's keyboard into another USB controller, or reach the host over SSH; to give it away anyway, opt in with allow_host_input = true.")));
+		break;
+	}
+}
+
 static void host_issues(struct expand *x)
 {
 	const struct vw_facts *f = x->f;
@@ -207,17 +263,16 @@ static void host_issues(struct expand *x)
 		const struct vw_unit_member *m = &u->m[k];
 		const struct vw_pci_dev *d = &f->devs[m->dev];
 		unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
-		bool storage = x->o && in_list(x->o->host_storage, d->addr);
+		unsigned roles = member_roles(x, d);
 		const char *via = m->via >= 0 ? f->devs[m->via].addr : "";
 
 		if (d->boot_vga == 1)
 			issue(u, "boot-vga", VW_SEV_WARN,
 			      vw_xasprintf(_("%s is the host's boot display: the host loses its console when it goes to the VM."), d->addr),
 			      vw_xstrdup(_("Use another GPU or an integrated one for the host, or reach the host over SSH only.")));
-		if (storage)
-			issue(u, "host-storage", VW_SEV_WARN,
-			      vw_xasprintf(_("%s (%s) holds the host's own filesystems: the host cannot run without it."), d->addr, dev_label(d)),
-			      vw_xstrdup(_("Move the GPU to a slot in another IOMMU group, or use the ACS override (with its security warning).")));
+		for (unsigned r = VW_HOST_STORAGE; r <= VW_HOST_INPUT; r <<= 1)
+			if (roles & r)
+				role_issue(x, d, r);
 		if (d->group < 0)
 			no_group = true;
 		if (d->vendor == 0x10de && d->role == VW_ROLE_GPU &&
@@ -225,7 +280,8 @@ static void host_issues(struct expand *x)
 			nv_unknown = true;
 			nv_owned |= !strcmp(d->driver, "nvidia");
 		}
-		if (m->why != VW_UNIT_GROUP)
+		/* A host role says more than the group-* warnings. */
+		if (m->why != VW_UNIT_GROUP || roles)
 			continue;
 		if (sub == 0x0c03)
 			issue(u, "group-usb", VW_SEV_WARN,
@@ -237,12 +293,12 @@ static void host_issues(struct expand *x)
 			      vw_xasprintf(_("The network controller %s shares IOMMU group %d with %s and goes to the VM too: the host may lose its network (and this SSH session)."),
 					   d->addr, d->group, via),
 			      vw_xstrdup(_("Make sure the host keeps another network connection, or use the ACS override.")));
-		else if (base == 0x01 && !storage)
+		else if (base == 0x01)
 			issue(u, "group-storage", VW_SEV_WARN,
 			      vw_xasprintf(_("The storage controller %s shares IOMMU group %d with %s and goes to the VM too: the host loses the disks on it."),
 					   d->addr, d->group, via),
 			      vw_xstrdup(_("Check that the host does not need those disks, or use the ACS override.")));
-		else if (!storage)
+		else
 			issue(u, "group-other", VW_SEV_INFO,
 			      vw_xasprintf(_("%s (%s) shares IOMMU group %d with %s and goes to the VM too."),
 					   d->addr, dev_label(d), d->group, via),
@@ -293,6 +349,7 @@ static void derive(struct vw_unit *u, const struct vw_facts *f, const signed cha
 
 		u->nforced += u->m[k].why == VW_UNIT_GROUP;
 		u->boot_display |= d->boot_vga == 1;
+		u->host_roles |= d->host_role;
 		u->no_group |= d->group < 0;
 		if (d->group >= 0)
 			add_int(&u->groups, &u->ngroups, d->group);
@@ -404,7 +461,12 @@ static const char **keep_out_addrs(const struct vw_facts *f, const struct vw_cho
 int vw_unit_build_choices(struct vw_unit *u, const struct vw_facts *f, const struct vw_nvlink *nl,
 			  const struct vw_choices *c, struct vw_err *err)
 {
-	struct vw_unit_opts o = { .allow_split_nvlink = c->split_nvlink };
+	struct vw_unit_opts o = {
+		.allow_split_nvlink = c->split_nvlink,
+		.allow_host_storage = c->allow_host_storage,
+		.allow_host_network = c->allow_host_network,
+		.allow_host_input = c->allow_host_input,
+	};
 	const char **keep;
 	int *idx = NULL;
 	size_t n = 0;

@@ -15,9 +15,17 @@
  *  blocker  nvlink-split      an NVLink peer or NVSwitch is kept out without
  *                             the explicit choice (opts.allow_split_nvlink)
  *           kept-out          a same-slot function or group member is kept out
+ *           host-storage      a member holds the host's disks (facts.h
+ *                             VW_HOST_STORAGE, or opts.host_storage), without
+ *                             opts.allow_host_storage
+ *           host-network      a member carries the default route or the SSH
+ *                             session, without opts.allow_host_network
+ *           host-input        a member is the USB controller of the only
+ *                             keyboard, without opts.allow_host_input
  *  warning  nvlink-split-allowed  the set is split by the user's choice
+ *           host-storage-allowed, host-network-allowed, host-input-allowed
+ *                             the same, given away by the explicit opt-in
  *           boot-vga          the host's boot display is in the unit
- *           host-storage      a controller holding host filesystems is in it
  *           group-usb, group-network, group-storage
  *                             a host USB/network/storage controller comes
  *                             along through an IOMMU group
@@ -61,6 +69,7 @@ struct vw_unit {
 	bool ids_ambiguous;		/* a non-member has the ids of a member:
 					   binding by ids would take it too */
 	bool only_display;		/* the unit holds every display device */
+	unsigned host_roles;		/* enum vw_host_role bits of the members (facts) */
 
 	int *bridges;			/* bridges of the members' groups, left with the host */
 	size_t nbridges;
@@ -78,9 +87,13 @@ struct vw_unit_opts {
 	/* Addresses that must stay out of this VM (kept by the host, or
 	 * given to another VM); NULL-terminated, or NULL. */
 	const char *const *keep_out;
-	/* PCI addresses of the controllers holding host filesystems
-	 * (vw_storage_host_controllers()); NULL-terminated, or NULL. */
+	/* PCI addresses of more controllers holding host filesystems
+	 * (vw_storage_host_controllers()), besides the facts' own
+	 * VW_HOST_STORAGE; NULL-terminated, or NULL. */
 	const char *const *host_storage;
+	/* The explicit opt-ins to give away what the host needs (the answers'
+	 * allow_host_storage, ...): the blockers become warnings. */
+	bool allow_host_storage, allow_host_network, allow_host_input;
 };
 
 /* Expand the chosen addresses (nsel of them) into *out (zeroed first; free
@@ -99,7 +112,8 @@ void vw_unit_build_idx_nv(struct vw_unit *u, const struct vw_facts *f, const str
 			  const int *idx, size_t n);
 /* The unit of the choices' devices (vw_answers_devices()) with the NVLink
  * sets nl (may be NULL: unknown) and the choices' options: split_nvlink
- * (allow_split_nvlink) and keep_out (a slot stands for its functions).
+ * (allow_split_nvlink), keep_out (a slot stands for its functions) and
+ * allow_host_storage/network/input.
  * Returns 0 or -ENODEV with err set (u is then empty but initialised). */
 int vw_unit_build_choices(struct vw_unit *u, const struct vw_facts *f, const struct vw_nvlink *nl,
 			  const struct vw_choices *c, struct vw_err *err);

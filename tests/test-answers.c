@@ -47,6 +47,9 @@ static void test_defaults(void **state)
 	assert_true(vw_acs_is_none(&c.acs));
 	assert_false(c.acs_ids);
 	assert_false(c.allow_host_display);
+	assert_false(c.allow_host_storage);
+	assert_false(c.allow_host_network);
+	assert_false(c.allow_host_input);
 	assert_false(c.test_boot);
 	assert_int_equal(c.vm.target, VW_VM_LIBVIRT);
 	assert_int_equal(c.vm.memory_mib, 8192);
@@ -68,6 +71,8 @@ static const char full[] =
 	"allow_host_display = true\n"
 	"blacklist = {nouveau, \"snd-hda-intel\"}\n"
 	"test_boot = true\n"
+	"allow_host_storage = true\n"
+	"allow_host_network = true\n"
 	"vm {\n"
 	"  target = proxmox\n"
 	"  name = win11\n"
@@ -120,6 +125,9 @@ static void test_full(void **state)
 	assert_true(c.acs_ids);
 	assert_int_equal(c.acs_line, 7);
 	assert_true(c.allow_host_display);
+	assert_true(c.allow_host_storage);
+	assert_true(c.allow_host_network);
+	assert_false(c.allow_host_input);
 	assert_int_equal(c.nblacklist, 2);
 	assert_string_equal(c.blacklist[1], "snd-hda-intel");
 	assert_true(c.test_boot);
@@ -244,6 +252,21 @@ static void test_roundtrip(void **state)
 	assert_int_equal(a.acs_ids, b.acs_ids);
 	assert_int_equal(a.nblacklist, b.nblacklist);
 	assert_int_equal(a.test_boot, b.test_boot);
+	assert_true(b.allow_host_storage);
+	assert_true(b.allow_host_network);
+	assert_false(b.allow_host_input);
+	a.allow_host_input = true;	/* each key on its own */
+	{
+		struct vw_buf one = VW_BUF_INIT;
+		struct vw_choices d = { 0 };
+
+		vw_answers_format(&one, &a);
+		assert_int_equal(vw_answers_parse(&d, one.data, one.len, "state.conf", &err), 0);
+		assert_true(d.allow_host_input);
+		vw_choices_done(&d);
+		vw_buf_done(&one);
+	}
+	a.allow_host_input = false;
 	assert_int_equal(a.vm.target, b.vm.target);
 	assert_string_equal(a.vm.name, b.vm.name);
 	assert_int_equal(a.vm.vmid, b.vm.vmid);

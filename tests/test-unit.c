@@ -317,8 +317,17 @@ static void test_group_warnings(void **state)
 	assert_non_null(strstr(x->msg, "0000:00:14.0"));
 	assert_true(u.boot_display);
 	assert_true(u.only_display);
+	/* The host's disks are refused without the explicit opt-in. */
+	assert_int_equal(vw_findings_get(&u.issues, "host-storage")->sev, VW_SEV_BLOCKER);
+	assert_false(vw_unit_ok(&u));
+	vw_unit_done(&u);
+	opts.allow_host_storage = true;
+	assert_int_equal(vw_unit_expand(&f, NULL, sel, 1, &opts, &u, &err), 0);
+	assert_false(has_issue(&u, "host-storage"));
+	assert_true(has_issue(&u, "host-storage-allowed"));
 	assert_true(vw_unit_ok(&u));
 	vw_unit_done(&u);
+	opts.allow_host_storage = false;
 
 	/* Keeping the network card: the group cannot be split. */
 	{
@@ -346,6 +355,110 @@ static void test_group_warnings(void **state)
 
 /* Two NVLink pairs: the unit follows one set only; peers on a shared
  * group drag their own set in. */
+/* Host roles from the facts probe: each a blocker naming the device and
+ * what the host loses, a warning with its opt-in. */
+static void test_host_roles(void **state)
+{
+	struct vw_facts f = { 0 };
+	struct vw_pci_dev *d;
+	struct vw_unit u;
+	struct vw_err err = { 0 };
+	const struct vw_finding *x;
+	const char *sel[] = { "0000:03:00.0" };
+	struct vw_unit_opts opts = { 0 };
+	static const struct {
+		const char *addr, *code, *why;
+		unsigned role;
+	} cases[] = {
+		{ "0000:03:00.0", "host-storage", "/, /boot/efi (nvme0n1)", VW_HOST_STORAGE },
+		{ "0000:04:00.0", "host-network", "the default route (enp4s0)", VW_HOST_NETWORK },
+		{ "0000:05:00.0", "host-input", "keyboard on usb1", VW_HOST_INPUT },
+	};
+
+	(void)state;
+	hf_add(&f, "0000:01:00.0", 0x10de, 0x2204, 0x030000, "nvidia", 1);
+	d = hf_add(&f, "0000:03:00.0", 0x144d, 0xa808, 0x010802, "nvme", 3);
+	d = hf_add(&f, "0000:04:00.0", 0x8086, 0x1533, 0x020000, "igb", 4);
+	d = hf_add(&f, "0000:05:00.0", 0x1b21, 0x1242, 0x0c0330, "xhci_hcd", 5);
+	(void)d;
+	for (size_t i = 0; i < VW_ARRAY_SIZE(cases); i++) {
+		d = &f.devs[vw_facts_find_dev(&f, cases[i].addr)];
+		d->host_role = cases[i].role;
+		d->host_role_why = vw_xstrdup(cases[i].why);
+	}
+	hf_roles(&f);
+
+	/* The GPU alone: nothing of the host's. */
+	sel[0] = "0000:01:00.0";
+	assert_int_equal(vw_unit_expand(&f, NULL, sel, 1, &opts, &u, &err), 0);
+	assert_true(vw_unit_ok(&u));
+	assert_int_equal(u.host_roles, 0);
+	vw_unit_done(&u);
+
+	for (size_t i = 0; i < VW_ARRAY_SIZE(cases); i++) {
+		char allowed[64];
+
+		sel[0] = cases[i].addr;
+		memset(&opts, 0, sizeof(opts));
+		assert_int_equal(vw_unit_expand(&f, NULL, sel, 1, &opts, &u, &err), 0);
+		x = vw_findings_get(&u.issues, cases[i].code);
+		assert_non_null(x);
+		assert_int_equal(x->sev, VW_SEV_BLOCKER);
+		assert_non_null(strstr(x->msg, cases[i].addr));
+		assert_non_null(strstr(x->msg, cases[i].why));
+		assert_non_null(strstr(x->remedy, "allow_host_"));
+		assert_false(vw_unit_ok(&u));
+		assert_int_equal(u.host_roles, cases[i].role);
+		vw_unit_done(&u);
+
+		opts.allow_host_storage = cases[i].role == VW_HOST_STORAGE;
+		opts.allow_host_network = cases[i].role == VW_HOST_NETWORK;
+		opts.allow_host_input = cases[i].role == VW_HOST_INPUT;
+		assert_int_equal(vw_unit_expand(&f, NULL, sel, 1, &opts, &u, &err), 0);
+		assert_false(has_issue(&u, cases[i].code));
+		snprintf(allowed, sizeof(allowed), "%s-allowed", cases[i].code);
+		x = vw_findings_get(&u.issues, allowed);
+		assert_non_null(x);
+		assert_int_equal(x->sev, VW_SEV_WARN);
+		assert_non_null(strstr(x->msg, cases[i].why));
+		assert_true(vw_unit_ok(&u));
+		vw_unit_done(&u);
+	}
+
+	/* The opt-in of another role does not help. */
+	sel[0] = "0000:04:00.0";
+	memset(&opts, 0, sizeof(opts));
+	opts.allow_host_storage = opts.allow_host_input = true;
+	assert_int_equal(vw_unit_expand(&f, NULL, sel, 1, &opts, &u, &err), 0);
+	assert_false(vw_unit_ok(&u));
+	vw_unit_done(&u);
+
+	/* Through the choices: the answers' keys. */
+	{
+		struct vw_choices c;
+		char *devs[] = { "0000:03:00", NULL }, **own;
+
+		vw_choices_init(&c);
+		own = c.devices;
+		c.devices = devs;
+		c.ndevices = 1;
+		assert_int_equal(vw_unit_build(&u, &f, &c, &err), 0);
+		assert_true(has_issue(&u, "host-storage"));
+		vw_unit_done(&u);
+		c.allow_host_storage = true;
+		assert_int_equal(vw_unit_build(&u, &f, &c, &err), 0);
+		assert_true(has_issue(&u, "host-storage-allowed"));
+		assert_true(vw_unit_ok(&u));
+		vw_unit_done(&u);
+		c.devices = own;
+		c.ndevices = 0;
+		vw_choices_done(&c);
+	}
+	for (size_t i = 0; i < f.ndevs; i++)
+		free(f.devs[i].host_role_why);
+	hf_free(&f);
+}
+
 static void test_sets_transitive(void **state)
 {
 	struct vw_facts f = { 0 };
@@ -402,6 +515,7 @@ int main(void)
 		cmocka_unit_test(test_identical_shared),
 		cmocka_unit_test(test_rootport_excluded),
 		cmocka_unit_test(test_group_warnings),
+		cmocka_unit_test(test_host_roles),
 		cmocka_unit_test(test_sets_transitive),
 	};
 
