@@ -173,6 +173,20 @@ bool vw_choices_tidy(struct vw_choices *c, const struct vw_facts *f, const struc
 		c->allow_host_display = false;
 		changed = true;
 	}
+	/* The opt-ins to give away what the host needs belong to the devices
+	   that needed them. */
+	if (!(u.host_roles & VW_HOST_STORAGE) && c->allow_host_storage) {
+		c->allow_host_storage = false;
+		changed = true;
+	}
+	if (!(u.host_roles & VW_HOST_NETWORK) && c->allow_host_network) {
+		c->allow_host_network = false;
+		changed = true;
+	}
+	if (!(u.host_roles & VW_HOST_INPUT) && c->allow_host_input) {
+		c->allow_host_input = false;
+		changed = true;
+	}
 	drivers = vw_unit_drivers(f, &u);
 	k = 0;
 	for (size_t i = 0; i < c->nblacklist; i++) {

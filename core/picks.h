@@ -33,7 +33,8 @@ void vw_choices_give_group(struct vw_choices *c, const struct vw_facts *f, const
 /* Drop every choice that belongs to no ticked card any more: function
  * entries the ticked cards' unit does not force, the ACS override when no
  * group is shared, the host display opt-in when the unit holds no display
- * of the host, blacklisted modules no member uses.  A pure function of the
+ * of the host, the opt-ins for the host's disks, network and keyboard when
+ * it holds no such device, blacklisted modules no member uses.  A pure function of the
  * choices and the host: the same ticked cards always leave the same rest.
  * Returns true when something was dropped. */
 bool vw_choices_tidy(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl);

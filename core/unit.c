@@ -308,7 +308,8 @@ static void host_issues(struct expand *x)
 		issue(u, "no-group", VW_SEV_WARN,
 		      vw_xstrdup(f->iommu.ngroups ? _("A device of the unit is in no IOMMU group: it cannot be passed through.")
 					    : _("This host has no IOMMU groups yet: they exist once the IOMMU is on, after the reboot that follows the changes.")),
-		      vw_xstrdup(_("Turn the IOMMU on (see 'vfiowiz check').")));
+		      vw_xstrdup(f->iommu.ngroups ? _("Turn the IOMMU on (see 'vfiowiz check').")
+					    : _("The wizard's changes turn it on where 'vfiowiz check' says it can; the groups are shown after the reboot.")));
 	if (nv_unknown)
 		issue(u, "nvlink-unknown", VW_SEV_INFO,
 		      vw_xstrdup(_("The NVLink peers of the NVIDIA GPU are unknown: nvidia-smi was not asked, or could not see the GPUs.")),

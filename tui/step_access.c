@@ -291,7 +291,18 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 			a->rdp_port = v;
 		break;
 	}
-	case T_ALLOW: set_allow(a, s); break;
+	case T_ALLOW: {
+		struct vw_access_choices typed = { 0 };
+		bool ok = true;
+
+		set_allow(&typed, s);
+		for (size_t i = 0; i < typed.nallow; i++)
+			ok &= vw_access_addr_ok(typed.allow[i], NULL);
+		if (ok)	/* the choices keep only a valid list */
+			set_allow(a, s);
+		vw_strv_free(typed.allow);
+		break;
+	}
 	case T_USER:
 		if (user_ok(s)) {
 			free(a->ssh_user);
@@ -378,11 +389,22 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		vw_list_select(&p->list, T_PORT);
 		return vw_err_set(err, -EINVAL, _("The RDP port is a number from 1 to 65535."));
 	}
-	for (size_t i = 0; i < a->nallow; i++)
-		if (!vw_access_addr_ok(a->allow[i], NULL)) {
-			vw_list_select(&p->list, T_ALLOW);
-			return vw_err_set(err, -EINVAL, _("Not an address or network: %s"), a->allow[i]);
-		}
+	if ((it = vw_list_find(&p->list, T_ALLOW))) {	/* as typed */
+		struct vw_access_choices typed = { 0 };
+		int r = 0;
+
+		s = vw_field_get(&it->field);
+		set_allow(&typed, s);
+		free(s);
+		for (size_t i = 0; i < typed.nallow && !r; i++)
+			if (!vw_access_addr_ok(typed.allow[i], NULL)) {
+				vw_list_select(&p->list, T_ALLOW);
+				r = vw_err_set(err, -EINVAL, _("Not an address or network: %s"), typed.allow[i]);
+			}
+		vw_strv_free(typed.allow);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 

@@ -104,6 +104,10 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			if (!m) {
 				mark = _("host");
 				c = VW_C_DIM;
+			} else if (m->why == VW_UNIT_GROUP && f->devs[d].host_role) {
+				/* TRANSLATORS: mark of a group member the host needs, at most 5 columns. */
+				mark = _("HOST!");
+				c = VW_C_ERROR;
 			} else if (m->why == VW_UNIT_GROUP) {
 				mark = _("along");
 				c = VW_C_WARN;
@@ -112,7 +116,14 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 				c = VW_C_OK;
 			}
 			vw_item_mark(it, mark, c);
-			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+			if (f->devs[d].host_role) {	/* the danger in the row itself */
+				vw_role_short(&b, f->devs[d].host_role);
+				vw_item_note(it, b.data);
+				vw_buf_done(&b);
+				it->color = VW_C_ERROR;
+			} else {
+				vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+			}
 		}
 	}
 	if (!p->gu.ngroups && p->later) {
@@ -267,8 +278,13 @@ static void fill_details(struct groups *p, const struct vw_ctx *ctx)
 			vw_dev_label(&b, d);
 			if (*d->driver)
 				vw_buf_printf(&b, " (%s)", d->driver);
-			vw_text_addf(t, VW_C_WARN, 4, "  %s", b.data);
+			vw_text_addf(t, d->host_role ? VW_C_ERROR : VW_C_WARN, 4, "  %s", b.data);
 			vw_buf_done(&b);
+			if (d->host_role) {
+				vw_role_loss(&b, d);
+				vw_text_add(t, VW_C_ERROR, 6, b.data);
+				vw_buf_done(&b);
+			}
 		}
 		return;
 	}
@@ -368,6 +384,8 @@ static void apply_option(struct groups *p, struct vw_ctx *ctx, int opt)
 	vw_choices_give_group(ctx->ch, f, &p->gu, opt == OPT_GIVE);
 	ctx->ch->acs_ids = opt == OPT_IDS;
 	ctx->ch->acs.downstream = ctx->ch->acs.multifunction = opt == OPT_DOWN;
+	if (opt != OPT_GIVE)	/* the opt-ins came with giving the group */
+		ctx->ch->allow_host_storage = ctx->ch->allow_host_network = ctx->ch->allow_host_input = false;
 	p->confirmed = false;
 	vw_wizard_changed(ctx);
 	build_list(p, ctx);
@@ -418,9 +436,23 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			continue;
 		vw_buf_printf(&b, " %s%s%s%s", d->addr, *d->driver ? " (" : "", d->driver, *d->driver ? ")" : "");
 	}
-	buttons[0] = _("Give them");
+	if (p->gu.host_roles) {
+		/* Each device the host needs, by name, with what losing it means:
+		   the yes below is the explicit opt-in (allow_host_...). */
+		vw_buf_adds(&b, "\n\n");
+		for (size_t k = 0; k < p->gu.n; k++) {
+			const struct vw_pci_dev *d = &ctx->facts->devs[p->gu.m[k].dev];
+
+			if (p->gu.m[k].why == VW_UNIT_GROUP && d->host_role)
+				vw_role_loss(&b, d);
+		}
+		buttons[0] = _("Give them: the host loses them");
+	} else {
+		buttons[0] = _("Give them");
+	}
 	buttons[1] = _("Stay");
-	vw_wizard_confirm(ctx, DLG_GIVE, _("Give the whole group"), b.data, buttons, 2, 1);
+	vw_wizard_confirm(ctx, DLG_GIVE, p->gu.host_roles ? _("The host needs some of these") : _("Give the whole group"),
+			  b.data, buttons, 2, 1);
 	vw_buf_done(&b);
 	return vw_err_set(err, -1, "%s", "");
 }
@@ -430,6 +462,15 @@ static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
 	struct groups *p = priv;
 
 	if (id == DLG_GIVE && button == 0) {
+		/* said yes on a screen that named each device the host needs */
+		if (p->gu.host_roles & VW_HOST_STORAGE)
+			ctx->ch->allow_host_storage = true;
+		if (p->gu.host_roles & VW_HOST_NETWORK)
+			ctx->ch->allow_host_network = true;
+		if (p->gu.host_roles & VW_HOST_INPUT)
+			ctx->ch->allow_host_input = true;
+		if (p->gu.host_roles)
+			vw_wizard_changed(ctx);
 		p->confirmed = true;
 		vw_wizard_next(ctx);
 	}

@@ -266,6 +266,50 @@ const char *vw_initramfs_label(enum vw_initramfs i)
 	}
 }
 
+void vw_role_short(struct vw_buf *out, unsigned roles)
+{
+	const char *w[3];
+	size_t n = 0;
+
+	if (roles & VW_HOST_STORAGE)
+		w[n++] = _("disks");
+	if (roles & VW_HOST_NETWORK)
+		w[n++] = _("network");
+	if (roles & VW_HOST_INPUT)
+		w[n++] = _("keyboard");
+	if (!n)
+		return;
+	/* TRANSLATORS: a list row's warning, followed by "disks", "network",
+	   "keyboard" joined by ", ": what the host would lose. */
+	vw_buf_adds(out, _("host's "));
+	for (size_t i = 0; i < n; i++)
+		vw_buf_printf(out, "%s%s", i ? ", " : "", w[i]);
+	vw_buf_adds(out, "!");
+}
+
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *why = d->host_role_why && *d->host_role_why ? d->host_role_why : "";
+	struct vw_buf l = VW_BUF_INIT;
+
+	vw_dev_label(&l, d);
+	if (*d->driver)
+		vw_buf_printf(&l, " (%s)", d->driver);
+	if (d->boot_vga == 1)
+		vw_buf_printf(out, _("%s is the display the host boots on: after the reboot the host shows "
+				     "nothing on its screen, and you reach it only over SSH. "), l.data);
+	if (d->host_role & VW_HOST_STORAGE)
+		vw_buf_printf(out, _("%s holds the host's own disks%s%s: without them the host cannot run, "
+				     "and does not boot again. "), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_NETWORK)
+		vw_buf_printf(out, _("%s carries the host's network%s%s: without it the host is cut off, and "
+				     "this SSH session drops. "), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_INPUT)
+		vw_buf_printf(out, _("%s holds the host's only keyboard%s%s: without it you cannot type at "
+				     "the host. "), l.data, *why ? ": " : "", why);
+	vw_buf_done(&l);
+}
+
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
 {
 	const char *v = d->vendor_name, *n = d->device_name;

@@ -180,6 +180,12 @@ const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
 enum vw_ui_color vw_sev_color(enum vw_severity s);
 const char *vw_bootloader_label(enum vw_bootloader b);	/* "GRUB" */
 const char *vw_initramfs_label(enum vw_initramfs i);	/* "initramfs-tools" */
+/* What the host needs the devices for (enum vw_host_role bits), in a few
+ * words for a list row: "host disks, network". */
+void vw_role_short(struct vw_buf *out, unsigned roles);
+/* One paragraph per role of d: the device, what the host uses it for
+ * (host_role_why) and what losing it means. */
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d);
 /* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 
