@@ -98,7 +98,11 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 		vw_ui_pad(&l, vw_sev_label(fd->sev), 6);
 		vw_buf_adds(&l, fd->msg);
 		vw_text_add(&p->details, vw_sev_color(fd->sev), 6, l.data);
-		if (fd->remedy && *fd->remedy)
+		if (vw_startswith(fd->code, "host-"))	/* the core's remedy names an answers key */
+			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s",
+				     _("The step \"IOMMU groups\" asks before it goes: say yes there only if "
+				       "the host can do without it."));
+		else if (fd->remedy && *fd->remedy)
 			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s", fd->remedy);
 		vw_buf_done(&l);
 	}

@@ -279,12 +279,16 @@ void vw_role_short(struct vw_buf *out, unsigned roles)
 		w[n++] = _("keyboard");
 	if (!n)
 		return;
-	/* TRANSLATORS: a list row's warning, followed by "disks", "network",
-	   "keyboard" joined by ", ": what the host would lose. */
-	vw_buf_adds(out, _("host's "));
-	for (size_t i = 0; i < n; i++)
-		vw_buf_printf(out, "%s%s", i ? ", " : "", w[i]);
-	vw_buf_adds(out, "!");
+	{
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++)
+			vw_buf_printf(&l, "%s%s", i ? ", " : "", w[i]);
+		/* TRANSLATORS: a list row's warning; %s is "disks", "network",
+		   "keyboard" joined by ", ": what the host would lose. */
+		vw_buf_printf(out, _("host's %s!"), l.data);
+		vw_buf_done(&l);
+	}
 }
 
 void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
