@@ -307,7 +307,7 @@ static void host_issues(struct expand *x)
 	if (no_group)
 		issue(u, "no-group", VW_SEV_WARN,
 		      vw_xstrdup(f->iommu.ngroups ? _("A device of the unit is in no IOMMU group: it cannot be passed through.")
-					    : _("This host has no IOMMU groups yet: they exist once the IOMMU is on, after the reboot that follows the changes.")),
+					    : _("This host has no IOMMU groups: they exist only once the IOMMU is on, after a reboot.")),
 		      vw_xstrdup(f->iommu.ngroups ? _("Turn the IOMMU on (see 'vfiowiz check').")
 					    : _("The wizard's changes turn it on where 'vfiowiz check' says it can; the groups are shown after the reboot.")));
 	if (nv_unknown)

@@ -154,7 +154,32 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 				vw_buf_adds(&b, ", ");
 				it->color = VW_C_ERROR;
 			} else if (u.nforced) {
-				vw_buf_printf(&b, _("+%zu in its group"), u.nforced);
+				/* what kinds come along: "group takes NIC, disks, USB" */
+				const char *kinds[3] = { NULL, NULL, NULL };
+				size_t nk = 0;
+
+				for (size_t k = 0; k < u.n; k++) {
+					const char *kd = u.m[k].why == VW_UNIT_GROUP
+						? vw_group_kind_short(&f->devs[u.m[k].dev]) : NULL;
+					bool seen = false;
+
+					for (size_t j = 0; j < nk; j++)
+						seen |= kd && !strcmp(kinds[j], kd);
+					if (kd && !seen && nk < 3)
+						kinds[nk++] = kd;
+				}
+				if (nk) {
+					struct vw_buf kl = VW_BUF_INIT;
+
+					for (size_t j = 0; j < nk; j++)
+						vw_buf_printf(&kl, "%s%s", j ? ", " : "", kinds[j]);
+					/* TRANSLATORS: %s is "NIC, USB, disks": what a GPU's
+					   IOMMU group takes from the host; a short list row note. */
+					vw_buf_printf(&b, _("group takes %s"), kl.data);
+					vw_buf_done(&kl);
+				} else {
+					vw_buf_printf(&b, _("+%zu in its group"), u.nforced);
+				}
 				vw_buf_adds(&b, ", ");
 				it->color = VW_C_WARN;
 			}
@@ -206,11 +231,13 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 			if (m->host_role || (m->boot_vga == 1 && u.m[j].why != VW_UNIT_GROUP))
 				vw_role_loss(&b, m);
 		}
+		vw_group_losses(&b, f, &u);
 		if (b.len) {
 			const char *buttons[2];
 			char *text = vw_xasprintf("%s\n\n%s", b.data,
-						  u.host_roles ? _("The next step shows the group; nothing the host needs "
-								   "goes to the VM unless you say so there.")
+						  u.host_roles || u.nforced
+							? _("The next step shows the group; nothing of it goes to the VM "
+							    "unless you say so there.")
 							: _("The next steps ask before the host's display is taken."));
 
 			it->on = false;	/* ticked once the dialog says so */

@@ -436,16 +436,23 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			continue;
 		vw_buf_printf(&b, " %s%s%s%s", d->addr, *d->driver ? " (" : "", d->driver, *d->driver ? ")" : "");
 	}
-	if (p->gu.host_roles) {
-		/* Each device the host needs, by name, with what losing it means:
-		   the yes below is the explicit opt-in (allow_host_...). */
-		vw_buf_adds(&b, "\n\n");
+	{	/* each device the host needs or may use, by name, with what
+		   losing it means: the yes below is the explicit opt-in
+		   (allow_host_...) */
+		struct vw_buf l = VW_BUF_INIT;
+
 		for (size_t k = 0; k < p->gu.n; k++) {
 			const struct vw_pci_dev *d = &ctx->facts->devs[p->gu.m[k].dev];
 
 			if (p->gu.m[k].why == VW_UNIT_GROUP && d->host_role)
-				vw_role_loss(&b, d);
+				vw_role_loss(&l, d);
 		}
+		vw_group_losses(&l, ctx->facts, &p->gu);
+		if (l.len)
+			vw_buf_printf(&b, "\n\n%s", l.data);
+		vw_buf_done(&l);
+	}
+	if (p->gu.host_roles) {
 		buttons[0] = _("Give them: the host loses them");
 	} else {
 		buttons[0] = _("Give them");

@@ -166,9 +166,9 @@ static void draw_item(struct vw_item *it, WINDOW *w, int y, int x, int width, bo
 	used += vw_ui_put(w, y, x + used, width - used, " ", base);
 	if (it->note && *it->note) {
 		notew = vw_ui_width(it->note);
-		/* a warning row's note says the danger: it gets half the row */
-		if (notew > (it->color == VW_C_WARN || it->color == VW_C_ERROR ? width / 2 : width / 3))
-			notew = it->color == VW_C_WARN || it->color == VW_C_ERROR ? width / 2 : width / 3;
+		/* a warning row's note says the danger: it gets most of the row */
+		if (notew > (it->color == VW_C_WARN || it->color == VW_C_ERROR ? width * 3 / 5 : width / 3))
+			notew = it->color == VW_C_WARN || it->color == VW_C_ERROR ? width * 3 / 5 : width / 3;
 		vw_ui_put(w, y, x + width - notew - 1, notew, it->note, vw_ui_attr(VW_C_DIM));
 		notew += 2;
 	}

@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "unit.h"
 
 /* The walk, in order. */
 static const struct vw_step_ops *const steps[] = {
@@ -301,17 +302,63 @@ void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
 		vw_buf_printf(&l, " (%s)", d->driver);
 	if (d->boot_vga == 1)
 		vw_buf_printf(out, _("%s is the display the host boots on: after the reboot the host shows "
-				     "nothing on its screen, and you reach it only over SSH. "), l.data);
+				     "nothing on its screen, and you reach it only over SSH.\n"), l.data);
 	if (d->host_role & VW_HOST_STORAGE)
 		vw_buf_printf(out, _("%s holds the host's own disks%s%s: without them the host cannot run, "
-				     "and does not boot again. "), l.data, *why ? ": " : "", why);
+				     "and does not boot again.\n"), l.data, *why ? ": " : "", why);
 	if (d->host_role & VW_HOST_NETWORK)
 		vw_buf_printf(out, _("%s carries the host's network%s%s: without it the host is cut off, and "
-				     "this SSH session drops. "), l.data, *why ? ": " : "", why);
+				     "this SSH session drops.\n"), l.data, *why ? ": " : "", why);
 	if (d->host_role & VW_HOST_INPUT)
 		vw_buf_printf(out, _("%s holds the host's only keyboard%s%s: without it you cannot type at "
-				     "the host. "), l.data, *why ? ": " : "", why);
+				     "the host.\n"), l.data, *why ? ": " : "", why);
 	vw_buf_done(&l);
+}
+
+const char *vw_group_kind_short(const struct vw_pci_dev *d)
+{
+	unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+
+	/* TRANSLATORS: short kinds of devices in a list row: network card,
+	   disk controller, USB controller. */
+	if (base == 0x02)
+		return _("NIC");
+	if (base == 0x01)
+		return _("disks");
+	if (sub == 0x0c03)
+		return _("USB");
+	return NULL;
+}
+
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u)
+{
+	static const char *const what[3] = {
+		N_("Network cards: %s. If the host uses one, it loses that network, and an SSH session "
+		   "through it drops."),
+		N_("Disk controllers: %s. The host loses every disk on them."),
+		N_("USB controllers: %s. The host loses the keyboards and disks plugged into them."),
+	};
+
+	for (int kind = 0; kind < 3; kind++) {
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t k = 0; k < u->n; k++) {
+			const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
+			unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+			int dk = base == 0x02 ? 0 : base == 0x01 ? 1 : sub == 0x0c03 ? 2 : -1;
+
+			if (u->m[k].why != VW_UNIT_GROUP || d->host_role || dk != kind)
+				continue;
+			vw_buf_printf(&l, "%s%s", l.len ? ", " : "", d->addr);
+			if (*d->driver)
+				vw_buf_printf(&l, " (%s)", d->driver);
+		}
+		if (l.len) {
+			vw_buf_printf(out, _(what[kind]), l.data);
+			vw_buf_adds(out, "\n");
+		}
+		vw_buf_done(&l);
+	}
 }
 
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)

@@ -186,6 +186,13 @@ void vw_role_short(struct vw_buf *out, unsigned roles);
 /* One paragraph per role of d: the device, what the host uses it for
  * (host_role_why) and what losing it means. */
 void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d);
+/* For the devices u's IOMMU groups bring along that the host may use
+ * though no role was found (network, storage and USB controllers): one
+ * line per kind, their addresses and what losing them would mean.
+ * vw_group_kind_short: "NIC", "disks", "USB" or NULL. */
+struct vw_unit;
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u);
+const char *vw_group_kind_short(const struct vw_pci_dev *d);
 /* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 

@@ -1,0 +1,30 @@
+fuzz-build/core/access.o: core/access.c core/access.h core/answers.h \
+  core/acs.h core/facts.h core/sysroot.h core/vw.h config.h \
+  core/change.h core/vmplan.h core/unit.h core/findings.h core/nvlink.h \
+  core/exec.h
+
+core/access.h:
+
+core/answers.h:
+
+core/acs.h:
+
+core/facts.h:
+
+core/sysroot.h:
+
+core/vw.h:
+
+config.h:
+
+core/change.h:
+
+core/vmplan.h:
+
+core/unit.h:
+
+core/findings.h:
+
+core/nvlink.h:
+
+core/exec.h:

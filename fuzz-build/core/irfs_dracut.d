@@ -1,0 +1,23 @@
+fuzz-build/core/irfs_dracut.o: core/irfs_dracut.c core/hostplan.h \
+  core/answers.h core/acs.h core/facts.h core/sysroot.h core/vw.h \
+  config.h core/change.h core/cmdline.h core/augedit.h
+
+core/hostplan.h:
+
+core/answers.h:
+
+core/acs.h:
+
+core/facts.h:
+
+core/sysroot.h:
+
+core/vw.h:
+
+config.h:
+
+core/change.h:
+
+core/cmdline.h:
+
+core/augedit.h:
