@@ -38,7 +38,9 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 {
 	const struct vw_access_choices *a = &ctx->ch->access;
 	bool libvirt = ctx->ch->vm.target == VW_VM_LIBVIRT, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_VNC;
+	/* first visit: on the first way in this VM can have (VNC is libvirt's) */
+	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag
+		   : libvirt ? T_VNC : win ? T_RDP : T_XRDP;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
 	char port[16];

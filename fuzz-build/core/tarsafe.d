@@ -1,8 +1,0 @@
-fuzz-build/core/tarsafe.o: core/tarsafe.c core/tarsafe.h core/vw.h \
-  config.h
-
-core/tarsafe.h:
-
-core/vw.h:
-
-config.h:
