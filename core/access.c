@@ -27,6 +27,8 @@ int vw_access_vnc_check(const struct vw_access_choices *a, struct vw_err *err)
 				  n, VW_VNC_PASSWORD_MAX);
 	if (!vw_text_ok(a->vnc_password))	/* it goes into XML */
 		return vw_err_set(err, -EINVAL, _("the VNC password holds a control character or bytes that are not UTF-8"));
+	if (!a->vnc_password[strspn(a->vnc_password, " ")])
+		return vw_err_set(err, -EINVAL, _("the VNC password is only blanks: anyone could guess it"));
 	return 0;
 }
 
@@ -316,7 +318,7 @@ int vw_accessplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const st
 			note(info, _("Copy /%s into the Windows guest and run it there in an elevated PowerShell: powershell -ExecutionPolicy Bypass -File .\\enable-rdp.ps1 (until Remote Desktop works, use a monitor on the GPU: this VM has no console display)."),
 			     VW_GUEST_RDP);
 		if (a->nallow == 0)
-			note(info, _("The allow-list is empty: Remote Desktop accepts only the guest's local subnet."));
+			note(info, _("The allow-list is empty: none from outside; Remote Desktop accepts only the guest's local subnet, which is where the SSH tunnel through this host comes from."));
 		else if (ops->nat_guest_net)
 			note(info, _("Remote Desktop also accepts the guest's local subnet: behind libvirt's NAT network, that is where the SSH tunnel through the host comes from."));
 	}

@@ -103,3 +103,160 @@ bool vw_choices_keep_nvlink(struct vw_choices *c, const struct vw_nvlink *nl)
 	free(all);
 	return true;
 }
+
+static bool is_slot_entry(const char *e)
+{
+	return !strchr(e, '.');
+}
+
+bool vw_choices_has_gpu(const struct vw_choices *c, const struct vw_pci_dev *d)
+{
+	char slot[16];
+
+	slot_of(d, slot, sizeof(slot));
+	for (size_t i = 0; i < c->ndevices; i++)
+		if (!strcmp(c->devices[i], slot))
+			return true;
+	return false;
+}
+
+void vw_choices_gpu_unit(struct vw_unit *u, const struct vw_choices *c, const struct vw_facts *f,
+			 const struct vw_nvlink *nl)
+{
+	int *idx = vw_xcalloc(f->ndevs + 1, sizeof(int));
+	size_t n = 0;
+
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+
+		if (!vw_dev_is_bridge(d) && vw_choices_has_gpu(c, d))
+			idx[n++] = (int)i;
+	}
+	vw_unit_build_idx_nv(u, f, nl, idx, n);
+	free(idx);
+}
+
+static bool unit_has_driver(char *const *drivers, const char *mod)
+{
+	for (size_t i = 0; drivers && drivers[i]; i++)
+		if (!strcmp(drivers[i], mod))
+			return true;
+	return false;
+}
+
+bool vw_choices_tidy(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl)
+{
+	struct vw_unit u;
+	char **drivers;
+	bool changed = false;
+	size_t k = 0;
+
+	vw_choices_gpu_unit(&u, c, f, nl);
+	for (size_t i = 0; i < c->ndevices; i++) {
+		int d = is_slot_entry(c->devices[i]) ? 0 : vw_facts_find_dev(f, c->devices[i]);
+
+		if (!is_slot_entry(c->devices[i]) && (d < 0 || !vw_unit_find(&u, d))) {
+			free(c->devices[i]);
+			changed = true;
+		} else {
+			c->devices[k++] = c->devices[i];
+		}
+	}
+	c->ndevices = k;
+	if (c->devices)
+		c->devices[k] = NULL;
+	if (!u.nforced && (c->acs_ids || c->acs.downstream || c->acs.multifunction)) {
+		c->acs_ids = c->acs.downstream = c->acs.multifunction = false;
+		changed = true;
+	}
+	if (!u.boot_display && !u.only_display && c->allow_host_display) {
+		c->allow_host_display = false;
+		changed = true;
+	}
+	/* The opt-ins to give away what the host needs belong to the devices
+	   that needed them. */
+	if (!(u.host_roles & VW_HOST_STORAGE) && c->allow_host_storage) {
+		c->allow_host_storage = false;
+		changed = true;
+	}
+	if (!(u.host_roles & VW_HOST_NETWORK) && c->allow_host_network) {
+		c->allow_host_network = false;
+		changed = true;
+	}
+	if (!(u.host_roles & VW_HOST_INPUT) && c->allow_host_input) {
+		c->allow_host_input = false;
+		changed = true;
+	}
+	drivers = vw_unit_drivers(f, &u);
+	k = 0;
+	for (size_t i = 0; i < c->nblacklist; i++) {
+		if (unit_has_driver(drivers, c->blacklist[i])) {
+			c->blacklist[k++] = c->blacklist[i];
+		} else {
+			free(c->blacklist[i]);
+			changed = true;
+		}
+	}
+	c->nblacklist = k;
+	if (c->blacklist)
+		c->blacklist[k] = NULL;
+	vw_strv_free(drivers);
+	vw_unit_done(&u);
+	return changed;
+}
+
+void vw_choices_set_gpu(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			const struct vw_pci_dev *d, bool on)
+{
+	vw_choices_set_slot(c, d, on);
+	vw_choices_tidy(c, f, nl);
+}
+
+static void set_addr(struct vw_choices *c, const char *addr, bool on)
+{
+	size_t k = 0;
+
+	for (size_t i = 0; i < c->ndevices; i++) {
+		if (!strcmp(c->devices[i], addr))
+			free(c->devices[i]);
+		else
+			c->devices[k++] = c->devices[i];
+	}
+	c->ndevices = k;
+	if (c->devices)
+		c->devices[k] = NULL;
+	if (on) {
+		c->devices = vw_xreallocarray(c->devices, c->ndevices + 2, sizeof(char *));
+		c->devices[c->ndevices++] = vw_xstrdup(addr);
+		c->devices[c->ndevices] = NULL;
+	}
+}
+
+void vw_choices_give_group(struct vw_choices *c, const struct vw_facts *f, const struct vw_unit *u,
+			   bool on)
+{
+	for (size_t k = 0; k < u->n; k++)
+		if (u->m[k].why == VW_UNIT_GROUP)
+			set_addr(c, f->devs[u->m[k].dev].addr, on);
+}
+
+bool vw_choices_adopt_gpus(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl)
+{
+	struct vw_unit u;
+	bool changed = false;
+
+	vw_choices_gpu_unit(&u, c, f, nl);
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+		const struct vw_unit_member *m = vw_unit_find(&u, (int)i);
+
+		if (!vw_dev_is_display(d) || vw_choices_has_gpu(c, d) || !vw_choices_has_dev(c, d))
+			continue;
+		if (m && m->why != VW_UNIT_CHOSEN)
+			continue;	/* given along for a ticked card's group */
+		vw_choices_set_slot(c, d, true);
+		changed = true;
+	}
+	vw_unit_done(&u);
+	return changed;
+}

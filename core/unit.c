@@ -257,7 +257,7 @@ static void host_issues(struct expand *x)
 {
 	const struct vw_facts *f = x->f;
 	struct vw_unit *u = x->u;
-	bool nv_unknown = false, no_group = false;
+	bool nv_unknown = false, nv_owned = false, no_group = false;
 
 	for (size_t k = 0; k < u->n; k++) {
 		const struct vw_unit_member *m = &u->m[k];
@@ -276,8 +276,10 @@ static void host_issues(struct expand *x)
 		if (d->group < 0)
 			no_group = true;
 		if (d->vendor == 0x10de && d->role == VW_ROLE_GPU &&
-		    (!x->nl || x->nl->source == VW_NVLINK_NONE))
+		    (!x->nl || x->nl->source == VW_NVLINK_NONE)) {
 			nv_unknown = true;
+			nv_owned |= !strcmp(d->driver, "nvidia");
+		}
 		/* A host role says more than the group-* warnings. */
 		if (m->why != VW_UNIT_GROUP || roles)
 			continue;
@@ -305,12 +307,15 @@ static void host_issues(struct expand *x)
 	if (no_group)
 		issue(u, "no-group", VW_SEV_WARN,
 		      vw_xstrdup(f->iommu.ngroups ? _("A device of the unit is in no IOMMU group: it cannot be passed through.")
-					    : _("This host has no IOMMU groups: nothing can be passed through until the IOMMU is on.")),
-		      vw_xstrdup(_("Turn the IOMMU on (see 'vfiowiz check').")));
+					    : _("This host has no IOMMU groups: they exist only once the IOMMU is on, after a reboot.")),
+		      vw_xstrdup(f->iommu.ngroups ? _("Turn the IOMMU on (see 'vfiowiz check').")
+					    : _("The wizard's changes turn it on where 'vfiowiz check' says it can; the groups are shown after the reboot.")));
 	if (nv_unknown)
 		issue(u, "nvlink-unknown", VW_SEV_INFO,
 		      vw_xstrdup(_("The NVLink peers of the NVIDIA GPU are unknown: nvidia-smi was not asked, or could not see the GPUs.")),
-		      vw_xstrdup(_("If the GPU has NVLink peers, run the wizard while the NVIDIA driver owns the GPUs.")));
+		      vw_xstrdup(nv_owned
+				 ? _("The NVIDIA driver owns the GPU, but nvidia-smi gave no NVLink topology: if the GPU has NVLink peers, install nvidia-smi (the NVIDIA utilities) and run the wizard again.")
+				 : _("If the GPU has NVLink peers, run the wizard while the NVIDIA driver owns the GPUs.")));
 }
 
 static void blocked_issues(struct expand *x)

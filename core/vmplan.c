@@ -536,7 +536,7 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 	if (!ops->detect(sr, f))
 		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
 		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),
-				ops->name);
+				vm->target == VW_VM_PROXMOX ? "Proxmox VE" : "libvirt");
 	{
 		struct vw_vm_bars b;
 		int rc = ops->plan(p, &ctx, info, err);

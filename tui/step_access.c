@@ -37,20 +37,23 @@ static struct vw_item *field(struct access *p, int tag, const char *label, const
 static void build_list(struct access *p, const struct vw_ctx *ctx)
 {
 	const struct vw_access_choices *a = &ctx->ch->access;
-	bool host_vnc = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_VNC;
+	bool libvirt = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
+	/* first visit: on the first way in this VM can have (VNC is libvirt's) */
+	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag
+		   : libvirt ? T_VNC : win ? T_RDP : T_XRDP;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
 	char port[16];
 
 	vw_list_clear(&p->list);
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_VNC, _("VNC on the host: 127.0.0.1, through an SSH tunnel"));
-	it->on = a->vnc && host_vnc;
-	it->disabled = !host_vnc;
-	if (!host_vnc)
+	it->on = a->vnc && libvirt;
+	it->disabled = !libvirt;
+	if (!libvirt)
 		vw_item_note(it, _("libvirt only"));
 	if (it->on)
-		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, VW_VNC_PASSWORD_MAX, true);
+		/* longer than VNC takes, so that too long is said, not cut */
+		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, 64, true);
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_RDP, _("Remote Desktop in the Windows guest"));
 	it->on = a->rdp && win;
 	it->disabled = !win;
@@ -113,7 +116,7 @@ static void fill_details(struct access *p, const struct vw_ctx *ctx)
 	case T_ALLOW:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("IPv4 or IPv6 addresses or networks (192.0.2.10, 198.51.100.0/24) that may connect. "
-			      "Empty: only through SSH tunnels."));
+			      "Empty: none from outside; the guest is reached through an SSH tunnel via this host."));
 		break;
 	default:
 		vw_text_add(t, VW_C_NORMAL, 0, _("Used to write the exact tunnel commands below."));
@@ -215,6 +218,44 @@ static void set_allow(struct vw_access_choices *a, const char *text)
 	free(copy);
 }
 
+static void secret_free(char *s)
+{
+	if (s)
+		memset(s, 0, strlen(s));
+	free(s);
+}
+
+/* The rules of the answers file (core/answers.c), so the state reads back. */
+static bool plain_ok(const char *s, size_t max, const char *extra)
+{
+	size_t n = strlen(s);
+
+	if (n > max)
+		return false;
+	for (; *s; s++)
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+		      strchr(extra, *s)))
+			return false;
+	return true;
+}
+
+static bool user_ok(const char *s)
+{
+	return plain_ok(s, 32, "._-");
+}
+
+static bool host_ok(const char *s)
+{
+	return plain_ok(s, 253, "._-:");
+}
+
+static bool pass_ok(const char *s)
+{
+	struct vw_access_choices a = { .vnc_password = (char *)s };
+
+	return !*s || vw_access_vnc_check(&a, NULL) == 0;
+}
+
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct access *p = priv;
@@ -238,9 +279,11 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	case T_RDP: a->rdp = it->on; break;
 	case T_XRDP: a->xrdp = it->on; break;
 	case T_PASS:
-		free(a->vnc_password);
-		a->vnc_password = s;
-		s = NULL;
+		if (pass_ok(s)) {
+			secret_free(a->vnc_password);
+			a->vnc_password = s;
+			s = NULL;
+		}
 		break;
 	case T_PORT: {
 		char *end;
@@ -250,16 +293,31 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 			a->rdp_port = v;
 		break;
 	}
-	case T_ALLOW: set_allow(a, s); break;
+	case T_ALLOW: {
+		struct vw_access_choices typed = { 0 };
+		bool ok = true;
+
+		set_allow(&typed, s);
+		for (size_t i = 0; i < typed.nallow; i++)
+			ok &= vw_access_addr_ok(typed.allow[i], NULL);
+		if (ok)	/* the choices keep only a valid list */
+			set_allow(a, s);
+		vw_strv_free(typed.allow);
+		break;
+	}
 	case T_USER:
-		free(a->ssh_user);
-		a->ssh_user = s;
-		s = NULL;
+		if (user_ok(s)) {
+			free(a->ssh_user);
+			a->ssh_user = s;
+			s = NULL;
+		}
 		break;
 	case T_HOST:
-		free(a->ssh_host);
-		a->ssh_host = s;
-		s = NULL;
+		if (host_ok(s)) {
+			free(a->ssh_host);
+			a->ssh_host = s;
+			s = NULL;
+		}
 		break;
 	default: break;
 	}
@@ -278,23 +336,77 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct access *p = priv;
 	const struct vw_access_choices *a = &ctx->ch->access;
-	bool host_vnc = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc;
+	bool libvirt = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc;
+	struct vw_item *it;
+	char *s;
 
-	if (a->vnc && host_vnc && vw_access_vnc_check(a, err) < 0) {
+	/* The fields as typed: the choices keep only valid text. */
+	if (a->vnc && libvirt && (it = vw_list_find(&p->list, T_PASS))) {
+		struct vw_access_choices typed = *a;
+		int r;
+
+		s = vw_field_get(&it->field);
+		typed.vnc_password = s;
+		r = *s ? vw_access_vnc_check(&typed, err) : 0;
+		secret_free(s);
+		if (r < 0) {
+			char why[sizeof(err->msg)];
+
+			snprintf(why, sizeof(why), "%s", err->msg);
+			vw_list_select(&p->list, T_PASS);
+			return vw_err_set(err, -EINVAL, _("VNC password: %s."), why);
+		}
+	}
+	if (a->vnc && libvirt && vw_access_vnc_check(a, err) < 0) {
 		vw_list_select(&p->list, T_PASS);
 		if (!*a->vnc_password)
 			return vw_err_set(err, -EINVAL, _("Type a VNC password (1 to 8 characters), or untick VNC."));
 		return -1;
 	}
+	if ((it = vw_list_find(&p->list, T_USER))) {
+		bool ok;
+
+		s = vw_field_get(&it->field);
+		ok = user_ok(s);
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_USER);
+			return vw_err_set(err, -EINVAL, _("Your account is a user name on this host: letters, "
+							  "digits, '.', '_' and '-' (at most 32)."));
+		}
+	}
+	if ((it = vw_list_find(&p->list, T_HOST))) {
+		bool ok;
+
+		s = vw_field_get(&it->field);
+		ok = host_ok(s);
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_HOST);
+			return vw_err_set(err, -EINVAL, _("This host's name or address: a host name or an IP "
+							  "address, without a network mask."));
+		}
+	}
 	if ((a->rdp || a->xrdp) && (a->rdp_port < 1 || a->rdp_port > 65535)) {
 		vw_list_select(&p->list, T_PORT);
 		return vw_err_set(err, -EINVAL, _("The RDP port is a number from 1 to 65535."));
 	}
-	for (size_t i = 0; i < a->nallow; i++)
-		if (!vw_access_addr_ok(a->allow[i], NULL)) {
-			vw_list_select(&p->list, T_ALLOW);
-			return vw_err_set(err, -EINVAL, _("Not an address or network: %s"), a->allow[i]);
-		}
+	if ((it = vw_list_find(&p->list, T_ALLOW))) {	/* as typed */
+		struct vw_access_choices typed = { 0 };
+		int r = 0;
+
+		s = vw_field_get(&it->field);
+		set_allow(&typed, s);
+		free(s);
+		for (size_t i = 0; i < typed.nallow && !r; i++)
+			if (!vw_access_addr_ok(typed.allow[i], NULL)) {
+				vw_list_select(&p->list, T_ALLOW);
+				r = vw_err_set(err, -EINVAL, _("Not an address or network: %s"), typed.allow[i]);
+			}
+		vw_strv_free(typed.allow);
+		if (r < 0)
+			return r;
+	}
 	return 0;
 }
 
@@ -315,6 +427,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("tick") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 

@@ -151,9 +151,15 @@ static void done(void *priv)
 	vw_text_done(&p->details);
 }
 
+static const struct vw_keyhint keys[] = {
+	{ N_("PgUp PgDn"), N_("details") },
+	{ NULL, NULL },
+};
+
 const struct vw_step_ops vw_step_checks = {
 	.id = "checks",
 	.title = N_("Host checks"),
+	.keys = keys,
 	.help = N_("What this host can do for GPU passthrough: the CPU's virtualization support, the "
 		   "IOMMU in the firmware and in the kernel, interrupt remapping, whether this is a VM or "
 		   "a container, the system, its bootloader and initramfs tool.\n\n"

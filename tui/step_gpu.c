@@ -9,7 +9,10 @@
 #include "plan.h"
 #include "unit.h"
 
+enum { DLG_DANGER = 1 };
+
 struct gpu {
+	int pending;		/* the card the danger dialog is about */
 	struct vw_list list;
 	struct vw_text details;
 	struct vw_nvlink nl;	/* NVLink sets: peers go along with a GPU */
@@ -72,10 +75,19 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 
 		vw_dev_label(&l, m);
 		vw_buf_adds(&l, "  (");
-		vw_unit_why_text(&l, f, &u.m[k]);
+		if (u.m[k].why == VW_UNIT_CHOSEN && !it->on)
+			vw_buf_adds(&l, _("this card"));	/* not chosen (yet) */
+		else
+			vw_unit_why_text(&l, f, &u.m[k]);
 		vw_buf_adds(&l, ")");
-		vw_text_add(&p->details, u.m[k].why == VW_UNIT_GROUP ? VW_C_WARN : VW_C_NORMAL, 4, l.data);
+		vw_text_add(&p->details, m->host_role ? VW_C_ERROR : u.m[k].why == VW_UNIT_GROUP ? VW_C_WARN
+											: VW_C_NORMAL, 4, l.data);
 		vw_buf_done(&l);
+		if (m->host_role) {
+			vw_role_loss(&l, m);
+			vw_text_add(&p->details, VW_C_ERROR, 6, l.data);
+			vw_buf_done(&l);
+		}
 	}
 	if (u.issues.n)
 		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
@@ -86,7 +98,11 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 		vw_ui_pad(&l, vw_sev_label(fd->sev), 6);
 		vw_buf_adds(&l, fd->msg);
 		vw_text_add(&p->details, vw_sev_color(fd->sev), 6, l.data);
-		if (fd->remedy && *fd->remedy)
+		if (vw_startswith(fd->code, "host-"))	/* the core's remedy names an answers key */
+			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s",
+				     _("The step \"IOMMU groups\" asks before it goes: say yes there only if "
+				       "the host can do without it."));
+		else if (fd->remedy && *fd->remedy)
 			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s", fd->remedy);
 		vw_buf_done(&l);
 	}
@@ -108,6 +124,9 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		vw_nvlink_done(&p->nl);
 	if (vw_choices_keep_nvlink(ctx->ch, &p->nl))
 		ctx->dirty = true;
+	/* A hand-written file may name a card by a function address. */
+	if (vw_choices_adopt_gpus(ctx->ch, f, &p->nl))
+		ctx->dirty = true;
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
 		struct vw_buf b = VW_BUF_INIT;
@@ -117,13 +136,56 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			continue;
 		vw_dev_label(&b, d);
 		it = vw_list_add(&p->list, VW_ITEM_CHECK, (int)i, b.data);
-		it->on = vw_choices_has_dev(ctx->ch, d);
+		it->on = vw_choices_has_gpu(ctx->ch, d);
 		vw_buf_done(&b);
-		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
+		/* The dangers first: the row's note may be cut at 80 columns. */
 		if (d->boot_vga == 1) {
-			vw_buf_adds(&b, ", ");
 			vw_buf_adds(&b, _("boot display"));
+			vw_buf_adds(&b, ", ");
+			it->color = VW_C_WARN;
 		}
+		{	/* what the host would lose with it, in the row itself */
+			struct vw_unit u;
+			int idx = (int)i;
+
+			vw_unit_build_idx_nv(&u, f, &p->nl, &idx, 1);
+			if (u.host_roles) {
+				vw_role_short(&b, u.host_roles);
+				vw_buf_adds(&b, ", ");
+				it->color = VW_C_ERROR;
+			} else if (u.nforced) {
+				/* what kinds come along: "group takes NIC, disks, USB" */
+				const char *kinds[3] = { NULL, NULL, NULL };
+				size_t nk = 0;
+
+				for (size_t k = 0; k < u.n; k++) {
+					const char *kd = u.m[k].why == VW_UNIT_GROUP
+						? vw_group_kind_short(&f->devs[u.m[k].dev]) : NULL;
+					bool seen = false;
+
+					for (size_t j = 0; j < nk; j++)
+						seen |= kd && !strcmp(kinds[j], kd);
+					if (kd && !seen && nk < 3)
+						kinds[nk++] = kd;
+				}
+				if (nk) {
+					struct vw_buf kl = VW_BUF_INIT;
+
+					for (size_t j = 0; j < nk; j++)
+						vw_buf_printf(&kl, "%s%s", j ? ", " : "", kinds[j]);
+					/* TRANSLATORS: %s is "NIC, USB, disks": what a GPU's
+					   IOMMU group takes from the host; a short list row note. */
+					vw_buf_printf(&b, _("group takes %s"), kl.data);
+					vw_buf_done(&kl);
+				} else {
+					vw_buf_printf(&b, _("+%zu in its group"), u.nforced);
+				}
+				vw_buf_adds(&b, ", ");
+				it->color = VW_C_WARN;
+			}
+			vw_unit_done(&u);
+		}
+		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
 		vw_item_note(it, b.data);
 		vw_buf_done(&b);
 	}
@@ -154,8 +216,45 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	enum vw_wkey r = vw_list_key(&p->list, k);
 	struct vw_item *it = vw_list_current(&p->list);
 
+	if (r == VW_W_CHANGED && it && it->tag >= 0 && it->on) {
+		/* Ticking a card that takes what the host needs: say what,
+		   before it counts. */
+		const struct vw_facts *f = ctx->facts;
+		struct vw_unit u;
+		struct vw_buf b = VW_BUF_INIT;
+		int idx = it->tag;
+
+		vw_unit_build_idx_nv(&u, f, &p->nl, &idx, 1);
+		for (size_t j = 0; j < u.n; j++) {
+			const struct vw_pci_dev *m = &f->devs[u.m[j].dev];
+
+			if (m->host_role || (m->boot_vga == 1 && u.m[j].why != VW_UNIT_GROUP))
+				vw_role_loss(&b, m);
+		}
+		vw_group_losses(&b, f, &u);
+		if (b.len) {
+			const char *buttons[2];
+			char *text = vw_xasprintf("%s\n\n%s", b.data,
+						  u.host_roles || u.nforced
+							? _("The next step shows the group; nothing of it goes to the VM "
+							    "unless you say so there.")
+							: _("The next steps ask before the host's display is taken."));
+
+			it->on = false;	/* ticked once the dialog says so */
+			p->pending = it->tag;
+			buttons[0] = _("Tick it");
+			buttons[1] = _("Leave it");
+			vw_wizard_confirm(ctx, DLG_DANGER, _("The host needs some of this"), text, buttons, 2, 1);
+			free(text);
+			vw_buf_done(&b);
+			vw_unit_done(&u);
+			return VW_KEY_HANDLED;
+		}
+		vw_unit_done(&u);
+	}
 	if (r == VW_W_CHANGED && it && it->tag >= 0) {
-		vw_choices_set_slot(ctx->ch, &ctx->facts->devs[it->tag], it->on);
+		/* What was chosen for this card's group goes with it. */
+		vw_choices_set_gpu(ctx->ch, ctx->facts, &p->nl, &ctx->facts->devs[it->tag], it->on);
 		vw_wizard_changed(ctx);
 	}
 	if (r != VW_W_IGNORED)
@@ -182,6 +281,18 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	return 0;
 }
 
+static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
+{
+	struct gpu *p = priv;
+	struct vw_item *it;
+
+	if (id != DLG_DANGER || button != 0 || !(it = vw_list_find(&p->list, p->pending)))
+		return;
+	it->on = true;
+	vw_choices_set_gpu(ctx->ch, ctx->facts, &p->nl, &ctx->facts->devs[it->tag], true);
+	vw_wizard_changed(ctx);
+}
+
 static void done(void *priv)
 {
 	struct gpu *p = priv;
@@ -193,6 +304,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("choose") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 
@@ -212,4 +324,5 @@ const struct vw_step_ops vw_step_gpu = {
 	.key = key,
 	.leave = leave,
 	.done = done,
+	.answer = answer,
 };

@@ -22,6 +22,8 @@ struct groups {
 	struct vw_text details;
 	struct vw_unit gu;	/* the unit of the chosen cards only */
 	bool shared;		/* some group forces other endpoints along */
+	bool later;		/* no groups yet: the IOMMU goes on at the next
+				   boot (check exit 0 or 1), groups come after */
 	int shown;		/* item the details are for */
 	bool confirmed;		/* the user accepted to give the group away */
 };
@@ -47,25 +49,27 @@ static int current_option(const struct groups *p, const struct vw_ctx *ctx)
 /* The unit of the chosen cards, without what was added for their groups. */
 static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 {
-	const struct vw_facts *f = ctx->facts;
 	struct vw_nvlink nl;
-	int *idx = NULL, *gpu;
-	size_t n = 0, k = 0;
 
 	vw_unit_done(&p->gu);
-	if (vw_answers_devices(ctx->ch, f, &idx, &n, NULL) < 0)
-		n = 0;
-	gpu = vw_xcalloc(n + 1, sizeof(int));
-	for (size_t i = 0; i < n; i++)
-		if (vw_picks_gpu_slot(f, &f->devs[idx[i]]))
-			gpu[k++] = idx[i];
 	/* NVLink peers come along as in the plan (core/plan.h). */
-	vw_plan_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
-	vw_unit_build_idx_nv(&p->gu, f, &nl, gpu, k);
+	vw_plan_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
+	vw_choices_gpu_unit(&p->gu, ctx->ch, ctx->facts, &nl);
 	vw_nvlink_done(&nl);
 	p->shared = p->gu.nforced > 0;
-	free(gpu);
-	free(idx);
+	p->later = p->gu.no_group && !ctx->facts->iommu.ngroups && vw_findings_exit_code(ctx->findings) <= 1;
+}
+
+bool vw_groups_need_choice(const struct vw_ctx *ctx)
+{
+	struct groups p;
+	bool need;
+
+	memset(&p, 0, sizeof(p));
+	build_unit(&p, ctx);
+	need = p.shared && !current_option(&p, ctx);
+	vw_unit_done(&p.gu);
+	return need;
 }
 
 static void build_list(struct groups *p, const struct vw_ctx *ctx)
@@ -100,6 +104,10 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			if (!m) {
 				mark = _("host");
 				c = VW_C_DIM;
+			} else if (m->why == VW_UNIT_GROUP && f->devs[d].host_role) {
+				/* TRANSLATORS: mark of a group member the host needs, at most 5 columns. */
+				mark = _("HOST!");
+				c = VW_C_ERROR;
 			} else if (m->why == VW_UNIT_GROUP) {
 				mark = _("along");
 				c = VW_C_WARN;
@@ -108,11 +116,32 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 				c = VW_C_OK;
 			}
 			vw_item_mark(it, mark, c);
-			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+			if (f->devs[d].host_role) {	/* the danger in the row itself */
+				vw_role_short(&b, f->devs[d].host_role);
+				vw_item_note(it, b.data);
+				vw_buf_done(&b);
+				it->color = VW_C_ERROR;
+			} else {
+				vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+			}
 		}
 	}
-	if (!p->gu.ngroups)
+	if (!p->gu.ngroups && p->later) {
+		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("Known after the reboot: the IOMMU is off now"));
+		for (size_t k = 0; k < p->gu.n; k++) {
+			struct vw_buf b = VW_BUF_INIT;
+			int d = p->gu.m[k].dev;
+			struct vw_item *it;
+
+			vw_dev_label(&b, &f->devs[d]);
+			it = vw_list_add(&p->list, VW_ITEM_TEXT, d, b.data);
+			vw_buf_done(&b);
+			vw_item_mark(it, _("VM"), VW_C_OK);
+			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
+		}
+	} else if (!p->gu.ngroups) {
 		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
+	}
 	if (p->shared) {
 		struct vw_item *it;
 
@@ -121,7 +150,7 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 				 _("Give the other devices of the group to the VM too"));
 		it->on = opt == OPT_GIVE;
 		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_IDS,
-				 _("ACS override for these devices only (id:)"));
+				 _("ACS override for these devices only (by their ids)"));
 		it->on = opt == OPT_IDS;
 		it->disabled = kernel_no;
 		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_DOWN,
@@ -199,7 +228,8 @@ static void kernel_support(struct vw_text *t, const struct vw_facts *f)
 	case VW_NO:
 		vw_text_add(t, VW_C_ERROR, 0,
 			    _("This kernel does not carry the ACS override patch: the parameter would do "
-			      "nothing. The Proxmox and linux-zen kernels carry it; Debian's does not."));
+			      "nothing. The Proxmox and linux-zen kernels carry it; most distributions' own "
+			      "kernels do not."));
 		break;
 	default:
 		vw_text_add(t, VW_C_WARN, 0,
@@ -248,8 +278,13 @@ static void fill_details(struct groups *p, const struct vw_ctx *ctx)
 			vw_dev_label(&b, d);
 			if (*d->driver)
 				vw_buf_printf(&b, " (%s)", d->driver);
-			vw_text_addf(t, VW_C_WARN, 4, "  %s", b.data);
+			vw_text_addf(t, d->host_role ? VW_C_ERROR : VW_C_WARN, 4, "  %s", b.data);
 			vw_buf_done(&b);
+			if (d->host_role) {
+				vw_role_loss(&b, d);
+				vw_text_add(t, VW_C_ERROR, 6, b.data);
+				vw_buf_done(&b);
+			}
 		}
 		return;
 	}
@@ -293,10 +328,22 @@ static void fill_details(struct groups *p, const struct vw_ctx *ctx)
 			vw_text_add(t, VW_C_OK, 0, _("Goes to the VM."));
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 	}
-	if (p->shared) {
+	if (p->later) {
+		vw_text_add(t, VW_C_WARN, 0,
+			    _("This host has no IOMMU groups yet: the IOMMU is off. The changes turn it on at the "
+			      "next boot; only then does the kernel make the groups. Until then only the card's own "
+			      "functions are known to go to the VM, and only they are given to vfio-pci."));
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("After the reboot, run vfiowiz again: it resumes from its saved state, shows the "
+			      "groups, and asks before anything else goes to the VM."));
+	} else if (p->shared) {
 		preview(p, ctx, NULL);
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 		kernel_support(t, f);
+	} else if (p->gu.no_group) {
+		vw_text_add(t, VW_C_ERROR, 0,
+			    _("A chosen device is in no IOMMU group: it cannot be passed through. See the host "
+			      "checks."));
 	} else {
 		vw_text_add(t, VW_C_OK, 0,
 			    _("Nothing else has to go along: every group of your choice is isolated or shares "
@@ -319,7 +366,10 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 {
 	struct groups *p = priv;
-	const char *intro = p->shared
+	const char *intro = p->later
+		? _("The IOMMU is off: the groups are known only after the reboot that turns it on. Go on: "
+		    "the wizard plans the kernel parameters now and shows the groups after the reboot.")
+		: p->shared
 		? _("A group of your choice holds other devices. VFIO hands out whole groups: choose how to go on.")
 		: _("The IOMMU groups of your choice. VFIO hands out whole groups; bridges stay with the host.");
 
@@ -331,11 +381,11 @@ static void apply_option(struct groups *p, struct vw_ctx *ctx, int opt)
 {
 	const struct vw_facts *f = ctx->facts;
 
-	for (size_t k = 0; k < p->gu.n; k++)
-		if (p->gu.m[k].why == VW_UNIT_GROUP)
-			vw_choices_set_slot(ctx->ch, &f->devs[p->gu.m[k].dev], opt == OPT_GIVE);
+	vw_choices_give_group(ctx->ch, f, &p->gu, opt == OPT_GIVE);
 	ctx->ch->acs_ids = opt == OPT_IDS;
 	ctx->ch->acs.downstream = ctx->ch->acs.multifunction = opt == OPT_DOWN;
+	if (opt != OPT_GIVE)	/* the opt-ins came with giving the group */
+		ctx->ch->allow_host_storage = ctx->ch->allow_host_network = ctx->ch->allow_host_input = false;
 	p->confirmed = false;
 	vw_wizard_changed(ctx);
 	build_list(p, ctx);
@@ -367,6 +417,8 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 
 	if (!p->gu.n)
 		return vw_err_set(err, -1, _("No device is chosen: go back and tick a GPU."));
+	if (p->later)
+		return 0;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)
 		return vw_err_set(err, -1, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
 					     "(see the host checks)."));
@@ -384,9 +436,30 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			continue;
 		vw_buf_printf(&b, " %s%s%s%s", d->addr, *d->driver ? " (" : "", d->driver, *d->driver ? ")" : "");
 	}
-	buttons[0] = _("Give them");
+	{	/* each device the host needs or may use, by name, with what
+		   losing it means: the yes below is the explicit opt-in
+		   (allow_host_...) */
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t k = 0; k < p->gu.n; k++) {
+			const struct vw_pci_dev *d = &ctx->facts->devs[p->gu.m[k].dev];
+
+			if (p->gu.m[k].why == VW_UNIT_GROUP && d->host_role)
+				vw_role_loss(&l, d);
+		}
+		vw_group_losses(&l, ctx->facts, &p->gu);
+		if (l.len)
+			vw_buf_printf(&b, "\n\n%s", l.data);
+		vw_buf_done(&l);
+	}
+	if (p->gu.host_roles) {
+		buttons[0] = _("Give them: the host loses them");
+	} else {
+		buttons[0] = _("Give them");
+	}
 	buttons[1] = _("Stay");
-	vw_wizard_confirm(ctx, DLG_GIVE, _("Give the whole group"), b.data, buttons, 2, 1);
+	vw_wizard_confirm(ctx, DLG_GIVE, p->gu.host_roles ? _("The host needs some of these") : _("Give the whole group"),
+			  b.data, buttons, 2, 1);
 	vw_buf_done(&b);
 	return vw_err_set(err, -1, "%s", "");
 }
@@ -396,6 +469,15 @@ static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
 	struct groups *p = priv;
 
 	if (id == DLG_GIVE && button == 0) {
+		/* said yes on a screen that named each device the host needs */
+		if (p->gu.host_roles & VW_HOST_STORAGE)
+			ctx->ch->allow_host_storage = true;
+		if (p->gu.host_roles & VW_HOST_NETWORK)
+			ctx->ch->allow_host_network = true;
+		if (p->gu.host_roles & VW_HOST_INPUT)
+			ctx->ch->allow_host_input = true;
+		if (p->gu.host_roles)
+			vw_wizard_changed(ctx);
 		p->confirmed = true;
 		vw_wizard_next(ctx);
 	}
@@ -412,6 +494,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("choose") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 

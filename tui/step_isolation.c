@@ -386,6 +386,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("tick or change") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 

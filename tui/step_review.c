@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bind.h"
 #include "diff.h"
+#include "unit.h"
 
 struct review {
 	struct vw_wdiff diff;
@@ -21,7 +23,28 @@ static void build_plan(struct vw_ctx *ctx)
 
 	vw_wizard_plan_reset(ctx);
 	if (vw_plan_build_all(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &ctx->pinfo, &err) < 0) {
-		ctx->plan_error = vw_xstrdup(err.msg[0] ? err.msg : _("The plan cannot be made."));
+		struct vw_unit u;
+		int *devs = NULL;
+		size_t n = 0;
+
+		/* The core's words name answers keys; a wizard user is told
+		   what to choose on screen instead. */
+		if (vw_answers_devices(ctx->ch, ctx->facts, &devs, &n, NULL) == 0 &&
+		    vw_bind_check_lockout(ctx->facts, ctx->ch, devs, n, NULL) < 0) {
+			ctx->plan_error = vw_xstrdup(_("The chosen devices include the host's display: tick \"Take the "
+						       "host's display\" in the step \"Host driver isolation\" if you "
+						       "mean it, or go back and choose another GPU."));
+		} else if (vw_unit_build_choices(&u, ctx->facts, NULL, ctx->ch, NULL) == 0) {
+			for (size_t i = 0; i < u.issues.n && !ctx->plan_error; i++)
+				if (u.issues.v[i].sev == VW_SEV_BLOCKER && vw_startswith(u.issues.v[i].code, "host-"))
+					ctx->plan_error = vw_xasprintf("%s %s", u.issues.v[i].msg,
+						_("Keep it with the host: go back and choose another GPU, or give its "
+						  "group in the step \"IOMMU groups\" only if the host can do without it."));
+			vw_unit_done(&u);
+		}
+		free(devs);
+		if (!ctx->plan_error)
+			ctx->plan_error = vw_xstrdup(err.msg[0] ? err.msg : _("The plan cannot be made."));
 		return;
 	}
 	ctx->accept = vw_xcalloc(ctx->plan.n + 1, sizeof(bool));

@@ -220,6 +220,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ "r", N_("check again") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 

@@ -23,7 +23,34 @@ struct vm {
 	char **disks;		/* usable whole disks ("/dev/disk/by-id/..." or /dev/sdX) */
 	size_t ndisks;
 	int shown;
+	long ram_mib;		/* the host's memory (/proc/meminfo), 0 unknown */
+	bool has_target[2];	/* per enum vw_vm_target: installed here */
 };
+
+/* The host's memory in MiB from the first line of /proc/meminfo
+ * ("MemTotal:  65799872 kB"), 0 when it cannot be read. */
+static long host_ram_mib(const struct vw_sysroot *sr)
+{
+	char *line = vw_sysroot_read_line(sr, "proc/meminfo");
+	long kb = 0;
+
+	if (line && sscanf(line, "MemTotal: %ld kB", &kb) != 1)
+		kb = 0;
+	free(line);
+	return kb / 1024;
+}
+
+/* What a person has to do when the chosen target is not on this host. */
+static const char *absent_text(enum vw_vm_target t)
+{
+	return t == VW_VM_PROXMOX
+		? _("Proxmox VE is not installed on this host: choose libvirt, or leave the name empty to "
+		    "prepare only the host.")
+		: _("libvirt is not installed on this host. Install it first (Debian, Ubuntu: apt install "
+		    "libvirt-daemon-system qemu-system-x86 ovmf; Fedora: dnf install @virtualization; Arch: "
+		    "pacman -S libvirt qemu-desktop edk2-ovmf), or leave the name empty to prepare only the "
+		    "host.");
+}
 
 static struct vw_item *field(struct vm *p, int tag, const char *label, const char *value, size_t max)
 {
@@ -45,7 +72,6 @@ static struct vw_item *numfield(struct vm *p, int tag, const char *label, long v
 static void build_list(struct vm *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
-	const struct vw_vm_ops *det = vw_vm_detect(ctx->sr, ctx->facts);
 	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_NAME;
 	bool pve = c->vm.target == VW_VM_PROXMOX;
 	struct vw_item *it;
@@ -54,13 +80,11 @@ static void build_list(struct vm *p, const struct vw_ctx *ctx)
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_LIBVIRT, _("libvirt (virt-manager, virsh)"));
 	it->on = !pve;
 	it->group = 1;
-	if (det && det->target == VW_VM_LIBVIRT)
-		vw_item_note(it, _("found on this host"));
+	vw_item_note(it, p->has_target[VW_VM_LIBVIRT] ? _("found on this host") : _("not installed"));
 	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_PROXMOX, _("Proxmox VE"));
 	it->on = pve;
 	it->group = 1;
-	if (det && det->target == VW_VM_PROXMOX)
-		vw_item_note(it, _("found on this host"));
+	vw_item_note(it, p->has_target[VW_VM_PROXMOX] ? _("found on this host") : _("not installed"));
 	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_EXISTING, _("Change an existing VM instead of making a new one"));
 	it->on = c->vm.existing;
 	field(p, T_NAME, _("Name"), c->vm.name, 64);
@@ -162,12 +186,16 @@ static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 			    _("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "
 			      "wizard writes the domain document to /etc/vfiowiz/libvirt/ and defines it with "
 			      "virsh define: libvirt's own files are never edited."));
+		if (!p->has_target[VW_VM_LIBVIRT])
+			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_LIBVIRT));
 		break;
 	case T_PROXMOX:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "
 			      "/etc/pve/qemu-server/VMID.conf. noVNC shows only the emulated display, never the "
 			      "passed-through GPU."));
+		if (!p->has_target[VW_VM_PROXMOX])
+			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_PROXMOX));
 		break;
 	case T_EXISTING:
 		vw_text_add(t, VW_C_NORMAL, 0,
@@ -187,6 +215,8 @@ static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 	case T_CPUS:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Leave enough to the host: a few GiB of memory and a core or two."));
+		if (p->ram_mib)
+			vw_text_addf(t, VW_C_NORMAL, 0, _("This host has %ld MiB of memory."), p->ram_mib);
 		break;
 	case T_WIN:
 	case T_LINUX:
@@ -230,6 +260,17 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_list_init(&p->list);
 	vw_text_init(&p->details);
 	p->st_ok = vw_storage_list(ctx->sr, &p->st, NULL) == 0;
+	p->ram_mib = host_ram_mib(ctx->sr);
+	for (int t = VW_VM_LIBVIRT; t <= VW_VM_PROXMOX; t++) {
+		const struct vw_vm_ops *ops = vw_vm_ops_get((enum vw_vm_target)t);
+
+		p->has_target[t] = ops && ops->detect(ctx->sr, ctx->facts);
+	}
+	/* The default is what is installed: Proxmox VE on a Proxmox host. */
+	if (!p->has_target[ctx->ch->vm.target] && p->has_target[!ctx->ch->vm.target]) {
+		ctx->ch->vm.target = !ctx->ch->vm.target;
+		ctx->dirty = true;
+	}
 	for (size_t i = 0; p->st_ok && i < p->st.ndisks; i++) {
 		const struct vw_blk_disk *d = &p->st.disks[i];
 
@@ -250,23 +291,63 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 	vw_draw_list_details(w, NULL, &p->list, 13, _("Details"), &p->details);
 }
 
-static void set_str(char **dst, const struct vw_field *f)
+static bool path_ok(const char *s)
 {
-	free(*dst);
-	*dst = vw_field_get(f);
+	if (!*s)
+		return true;
+	if (s[0] != '/' || strstr(s, "/../"))
+		return false;
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return false;
+	return true;
 }
 
-static void set_num(long *dst, const struct vw_field *f)
+/* An installer ISO: a path as path_ok, or a Proxmox volume "local:iso/X.iso". */
+static bool iso_ok(const char *s)
+{
+	const char *colon = strchr(s, ':');
+
+	if (!colon || s[0] == '/')
+		return path_ok(s);
+	for (const char *p = s; *p; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f || *p == '\'' || *p == '"')
+			return false;
+	return colon > s && !strncmp(colon + 1, "iso/", 4) && colon[5];
+}
+
+/* The choices take a field's text only when it is valid (the state file
+ * must read back); leave() says what is wrong with the text. */
+static void set_str(char **dst, const struct vw_field *f, bool (*ok)(const char *))
+{
+	char *s = vw_field_get(f);
+
+	if (ok(s)) {
+		free(*dst);
+		*dst = s;
+	} else {
+		free(s);
+	}
+}
+
+static bool name_ok(const char *s)
+{
+	return !*s || vw_vm_name_ok(s);
+}
+
+static void set_num(long *dst, const struct vw_field *f, long lo, long hi)
 {
 	char *s = vw_field_get(f), *end;
 	long v;
 
 	errno = 0;
 	v = strtol(s, &end, 10);
-	if (!errno && end != s && !*end)
+	if (!errno && end != s && !*end && v >= lo && v <= hi)
 		*dst = v;
 	free(s);
 }
+
+#define MEM_MAX (16L << 20)
 
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
@@ -287,10 +368,10 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	case T_LIBVIRT: c->vm.target = VW_VM_LIBVIRT; rebuild = true; break;
 	case T_PROXMOX: c->vm.target = VW_VM_PROXMOX; rebuild = true; break;
 	case T_EXISTING: c->vm.existing = it->on; rebuild = true; break;
-	case T_NAME: set_str(&c->vm.name, &it->field); break;
-	case T_VMID: set_num(&c->vm.vmid, &it->field); break;
-	case T_MEM: set_num(&c->vm.memory_mib, &it->field); break;
-	case T_CPUS: set_num(&c->vm.vcpus, &it->field); break;
+	case T_NAME: set_str(&c->vm.name, &it->field, name_ok); break;
+	case T_VMID: set_num(&c->vm.vmid, &it->field, 0, 999999999); break;
+	case T_MEM: set_num(&c->vm.memory_mib, &it->field, 256, p->ram_mib ? p->ram_mib : MEM_MAX); break;
+	case T_CPUS: set_num(&c->vm.vcpus, &it->field, 1, 1024); break;
 	case T_WIN: c->vm.guest_os = VW_GUEST_WINDOWS; break;
 	case T_LINUX: c->vm.guest_os = VW_GUEST_LINUX; break;
 	case T_HIDE: c->vm.hide_kvm = it->on; break;
@@ -303,10 +384,10 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		c->vm.storage_path = vw_xstrdup(it->tag == T_DISK && p->ndisks ? p->disks[0] : "");
 		rebuild = true;
 		break;
-	case T_SIZE: set_num(&c->vm.storage_size_gib, &it->field); break;
-	case T_PATH: set_str(&c->vm.storage_path, &it->field); break;
-	case T_ISO: set_str(&c->vm.install_iso, &it->field); break;
-	case T_VIRTIO: set_str(&c->vm.virtio_iso, &it->field); break;
+	case T_SIZE: set_num(&c->vm.storage_size_gib, &it->field, 1, 1L << 20); break;
+	case T_PATH: set_str(&c->vm.storage_path, &it->field, path_ok); break;
+	case T_ISO: set_str(&c->vm.install_iso, &it->field, iso_ok); break;
+	case T_VIRTIO: set_str(&c->vm.virtio_iso, &it->field, iso_ok); break;
 	case T_DISKSEL:
 		free(c->vm.storage_path);
 		c->vm.storage_path = vw_xstrdup(it->values[it->value]);
@@ -348,13 +429,51 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct vw_choices *c = ctx->ch;
 	struct vw_image_info info;
 
-	if (field_num(p, T_MEM, 256, 16L << 20, &c->vm.memory_mib, err) < 0 ||
+	struct vw_item *it;
+
+	if (p->ram_mib && (it = vw_list_find(&p->list, T_MEM))) {
+		char *s = vw_field_get(&it->field);
+		long v = strtol(s, NULL, 10);
+
+		free(s);
+		if (v > p->ram_mib) {
+			vw_list_select(&p->list, T_MEM);
+			return vw_err_set(err, -EINVAL, _("This host has %ld MiB of memory: give the VM less, and "
+							  "leave a few GiB to the host."), p->ram_mib);
+		}
+	}
+	if (field_num(p, T_MEM, 256, MEM_MAX, &c->vm.memory_mib, err) < 0 ||
 	    field_num(p, T_CPUS, 1, 1024, &c->vm.vcpus, err) < 0 ||
 	    field_num(p, T_VMID, 0, 999999999, &c->vm.vmid, err) < 0 ||
 	    field_num(p, T_SIZE, 1, 1L << 20, &c->vm.storage_size_gib, err) < 0)
 		return -1;
+	if ((it = vw_list_find(&p->list, T_NAME))) {
+		char *s = vw_field_get(&it->field);
+		bool ok = name_ok(s);
+
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_NAME);
+			return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+							  "(at most 64, not starting with '.')."));
+		}
+	}
+	if ((it = vw_list_find(&p->list, T_PATH))) {
+		char *s = vw_field_get(&it->field);
+		bool ok = path_ok(s);
+
+		free(s);
+		if (!ok) {
+			vw_list_select(&p->list, T_PATH);
+			return vw_err_set(err, -EINVAL, _("The image file is an absolute path, starting with /."));
+		}
+	}
 	if (!*c->vm.name && !(c->vm.target == VW_VM_PROXMOX && c->vm.existing && c->vm.vmid))
 		return 0;	/* the host only, no VM */
+	if (!p->has_target[c->vm.target]) {
+		vw_list_select(&p->list, c->vm.target == VW_VM_PROXMOX ? T_PROXMOX : T_LIBVIRT);
+		return vw_err_set(err, -ENOENT, "%s", absent_text(c->vm.target));
+	}
 	if (*c->vm.name && !vw_vm_name_ok(c->vm.name)) {
 		vw_list_select(&p->list, T_NAME);
 		return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
@@ -409,6 +528,7 @@ static void done(void *priv)
 
 static const struct vw_keyhint keys[] = {
 	{ N_("Space"), N_("choose") },
+	{ N_("PgUp PgDn"), N_("details") },
 	{ NULL, NULL },
 };
 

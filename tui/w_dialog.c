@@ -87,6 +87,12 @@ enum vw_wkey vw_dialog_key(struct vw_dialog *d, int key)
 	case 'l':
 		d->sel = (d->sel + 1) % d->nbuttons;
 		return VW_W_MOVED;
+	case VW_KEY_HOME:
+		d->sel = 0;
+		return VW_W_MOVED;
+	case VW_KEY_END:
+		d->sel = d->nbuttons - 1;
+		return VW_W_MOVED;
 	case VW_KEY_RET:
 	case ' ':
 		return VW_W_CHOSEN;

@@ -242,8 +242,19 @@ enum vw_wkey vw_wdiff_key(struct vw_wdiff *d, int key)
 			beep();
 		return VW_W_MOVED;
 	case ' ': {
-		struct vw_wdiff_file *f = &d->f[vw_wdiff_current_file(d)];
+		size_t file = vw_wdiff_current_file(d), h = d->cur;
+		struct vw_wdiff_file *f = &d->f[file];
 
+		/* Only a file whose header is in view: else show the header
+		   first, so nobody skips a file they cannot see the name of. */
+		while (h > 0 && !(d->l[h].kind == DL_FILE && d->l[h].file == file))
+			h--;
+		if (d->rows > 0 && (h < d->top || h >= d->top + (size_t)d->rows)) {
+			d->cur = d->top = h;
+			if (d->nl > (size_t)d->rows && d->top > d->nl - (size_t)d->rows)
+				d->top = d->nl - (size_t)d->rows;
+			return VW_W_MOVED;
+		}
 		if (f->accept)
 			*f->accept = !*f->accept;
 		return VW_W_CHANGED;

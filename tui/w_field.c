@@ -52,6 +52,7 @@ void vw_field_set(struct vw_field *f, const char *value)
 		f->len = f->maxlen;
 	f->text[f->len] = 0;
 	f->cur = f->len;
+	f->fresh = true;
 }
 
 char *vw_field_get(const struct vw_field *f)
@@ -94,6 +95,8 @@ void vw_field_draw(const struct vw_field *f, WINDOW *w, int y, int x, int width,
 			break;
 		if (focused && i == f->cur)
 			ca = vw_ui_attr(VW_C_CURSOR) | A_REVERSE;
+		else if (focused && f->fresh && i < f->len)
+			ca = a | A_UNDERLINE;	/* typing replaces it */
 		if (i == f->len && !(focused && i == f->cur))
 			break;
 		wattrset(w, (int)ca);
@@ -105,6 +108,12 @@ void vw_field_draw(const struct vw_field *f, WINDOW *w, int y, int x, int width,
 
 enum vw_wkey vw_field_key(struct vw_field *f, int key)
 {
+	bool fresh = f->fresh;
+
+	/* A prefilled value is replaced by what is typed, as in a form: the
+	   first printable character clears it; moving or deleting first
+	   edits it instead. */
+	f->fresh = false;
 	switch (key) {
 	case VW_KEY_LEFT:
 		if (f->cur > 0)
@@ -142,8 +151,14 @@ enum vw_wkey vw_field_key(struct vw_field *f, int key)
 	default:
 		break;
 	}
-	if (key < 0x20 || key == 0x7f || key >= 0x110000 || wcwidth((wchar_t)key) < 1)
+	if (key < 0x20 || key == 0x7f || key >= 0x110000 || wcwidth((wchar_t)key) < 1) {
+		f->fresh = fresh;	/* not an edit: Enter, Esc, F1 */
 		return VW_W_IGNORED;
+	}
+	if (fresh) {
+		f->len = f->cur = 0;
+		f->text[0] = 0;
+	}
 	if (f->maxlen && f->len >= f->maxlen) {
 		beep();
 		return VW_W_MOVED;

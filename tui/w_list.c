@@ -166,8 +166,9 @@ static void draw_item(struct vw_item *it, WINDOW *w, int y, int x, int width, bo
 	used += vw_ui_put(w, y, x + used, width - used, " ", base);
 	if (it->note && *it->note) {
 		notew = vw_ui_width(it->note);
-		if (notew > width / 3)
-			notew = width / 3;
+		/* a warning row's note says the danger: it gets most of the row */
+		if (notew > (it->color == VW_C_WARN || it->color == VW_C_ERROR ? width * 3 / 5 : width / 3))
+			notew = it->color == VW_C_WARN || it->color == VW_C_ERROR ? width * 3 / 5 : width / 3;
 		vw_ui_put(w, y, x + width - notew - 1, notew, it->note, vw_ui_attr(VW_C_DIM));
 		notew += 2;
 	}
@@ -286,13 +287,14 @@ out:
 	if (last == l->cur)
 		return false;
 	l->cur = last;
+	if (l->v[last].kind == VW_ITEM_FIELD)	/* arriving: typing replaces the value */
+		l->v[last].field.fresh = true;
 	return true;
 }
 
 enum vw_wkey vw_list_key(struct vw_list *l, int key)
 {
 	struct vw_item *it = vw_list_current(l);
-	size_t page = l->rows > 1 ? (size_t)l->rows - 1 : 1;
 
 	if (!it)
 		return VW_W_IGNORED;
@@ -312,12 +314,8 @@ enum vw_wkey vw_list_key(struct vw_list *l, int key)
 	case 'j':
 		cursor_move(l, 1, 1);
 		return VW_W_MOVED;
-	case VW_KEY_PGUP:
-		cursor_move(l, -1, page);
-		return VW_W_MOVED;
-	case VW_KEY_PGDN:
-		cursor_move(l, 1, page);
-		return VW_W_MOVED;
+	/* PgUp and PgDn are not the list's: they scroll the step's details
+	   pane (shown in the key line); Home and End reach a long list's ends. */
 	case VW_KEY_HOME:
 		cursor_move(l, -1, l->n);
 		return VW_W_MOVED;

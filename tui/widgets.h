@@ -40,6 +40,8 @@ struct vw_field {
 	size_t len, cap, cur;	/* in characters */
 	size_t maxlen;		/* 0: unlimited */
 	bool masked;
+	bool fresh;		/* just arrived at: the first character typed
+				   replaces the text (an edit key keeps it) */
 };
 
 void vw_field_init(struct vw_field *f, const char *value, size_t maxlen, bool masked);
@@ -176,7 +178,8 @@ void vw_wdiff_done(struct vw_wdiff *d);
 void vw_wdiff_add(struct vw_wdiff *d, const char *title, const char *note, const char *diff, bool *accept);
 void vw_wdiff_draw(struct vw_wdiff *d, WINDOW *w, int y, int x, int h, int width);
 /* Up/Down/PgUp/PgDn/Home/End scroll, n/p next/previous hunk, ]/[ next/
- * previous file, Space accepts or skips the file under the cursor, a/s
+ * previous file, Space accepts or skips the file under the cursor when its
+ * header is in view (else it brings the header into view), a/s
  * accept or skip all. */
 enum vw_wkey vw_wdiff_key(struct vw_wdiff *d, int key);
 size_t vw_wdiff_current_file(const struct vw_wdiff *d);

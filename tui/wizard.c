@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "unit.h"
 
 /* The walk, in order. */
 static const struct vw_step_ops *const steps[] = {
@@ -41,12 +42,14 @@ struct vw_wizard {
 	char *goto_id;
 	struct vw_demo demo;	/* the demo host's private copy */
 	bool demo_swapped;	/* ctx.sr is the copy */
+	bool facts_borrowed;	/* ctx.facts is the caller's (opts.facts) */
 	/* headless */
 	bool headless;
 	struct script_key *script;
 	size_t nscript, ip;
 	const char *dump;
 	unsigned ndump;
+	const struct vw_wizard_probe *probe;
 };
 
 #define SCRIPT_RESIZE VW_KEY_FN(0775)
@@ -146,7 +149,9 @@ int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err)
 	if (r < 0)
 		return r;
 	vw_findings_done(ctx->findings);
-	vw_facts_done(ctx->facts);
+	if (!ctx->wz->facts_borrowed)
+		vw_facts_done(ctx->facts);
+	ctx->wz->facts_borrowed = false;	/* ours from now on */
 	*ctx->facts = nf;
 	vw_findings_eval(ctx->facts, ctx->findings);
 	free(ctx->boot_id);
@@ -196,6 +201,8 @@ void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int l
 	lh = (int)l->n;
 	if (list_max <= 0)
 		list_max = rest / 2 > 4 ? rest / 2 : 4;
+	else if (H > 21)	/* 21: the body at 80x24; a taller terminal shows more of the list */
+		list_max += (H - 21) / 2;
 	if (lh > list_max)
 		lh = list_max;
 	if (lh > rest - 3)
@@ -236,6 +243,100 @@ enum vw_ui_color vw_sev_color(enum vw_severity s)
 	return VW_C_NORMAL;
 }
 
+
+void vw_role_short(struct vw_buf *out, unsigned roles)
+{
+	const char *w[3];
+	size_t n = 0;
+
+	if (roles & VW_HOST_STORAGE)
+		w[n++] = _("disks");
+	if (roles & VW_HOST_NETWORK)
+		w[n++] = _("network");
+	if (roles & VW_HOST_INPUT)
+		w[n++] = _("keyboard");
+	if (!n)
+		return;
+	{
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++)
+			vw_buf_printf(&l, "%s%s", i ? ", " : "", w[i]);
+		/* TRANSLATORS: a list row's warning; %s is "disks", "network",
+		   "keyboard" joined by ", ": what the host would lose. */
+		vw_buf_printf(out, _("host's %s!"), l.data);
+		vw_buf_done(&l);
+	}
+}
+
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *why = d->host_role_why && *d->host_role_why ? d->host_role_why : "";
+	struct vw_buf l = VW_BUF_INIT;
+
+	vw_dev_label(&l, d);
+	if (*d->driver)
+		vw_buf_printf(&l, " (%s)", d->driver);
+	if (d->boot_vga == 1)
+		vw_buf_printf(out, _("%s is the display the host boots on: after the reboot the host shows "
+				     "nothing on its screen, and you reach it only over SSH.\n"), l.data);
+	if (d->host_role & VW_HOST_STORAGE)
+		vw_buf_printf(out, _("%s holds the host's own disks%s%s: without them the host cannot run, "
+				     "and does not boot again.\n"), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_NETWORK)
+		vw_buf_printf(out, _("%s carries the host's network%s%s: without it the host is cut off, and "
+				     "this SSH session drops.\n"), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_INPUT)
+		vw_buf_printf(out, _("%s holds the host's only keyboard%s%s: without it you cannot type at "
+				     "the host.\n"), l.data, *why ? ": " : "", why);
+	vw_buf_done(&l);
+}
+
+const char *vw_group_kind_short(const struct vw_pci_dev *d)
+{
+	unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+
+	/* TRANSLATORS: short kinds of devices in a list row: network card,
+	   disk controller, USB controller. */
+	if (base == 0x02)
+		return _("NIC");
+	if (base == 0x01)
+		return _("disks");
+	if (sub == 0x0c03)
+		return _("USB");
+	return NULL;
+}
+
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u)
+{
+	static const char *const what[3] = {
+		N_("Network cards: %s. If the host uses one, it loses that network, and an SSH session "
+		   "through it drops."),
+		N_("Disk controllers: %s. The host loses every disk on them."),
+		N_("USB controllers: %s. The host loses the keyboards and disks plugged into them."),
+	};
+
+	for (int kind = 0; kind < 3; kind++) {
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t k = 0; k < u->n; k++) {
+			const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
+			unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+			int dk = base == 0x02 ? 0 : base == 0x01 ? 1 : sub == 0x0c03 ? 2 : -1;
+
+			if (u->m[k].why != VW_UNIT_GROUP || d->host_role || dk != kind)
+				continue;
+			vw_buf_printf(&l, "%s%s", l.len ? ", " : "", d->addr);
+			if (*d->driver)
+				vw_buf_printf(&l, " (%s)", d->driver);
+		}
+		if (l.len) {
+			vw_buf_printf(out, _(what[kind]), l.data);
+			vw_buf_adds(out, "\n");
+		}
+		vw_buf_done(&l);
+	}
+}
 
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
 {
@@ -428,7 +529,8 @@ static void open_help(struct vw_wizard *wz)
 		{ N_("Up Down  j k"), N_("move") },
 		{ N_("Space"), N_("tick, or choose") },
 		{ N_("Enter  Tab"), N_("go on to the next step") },
-		{ N_("Esc  Backspace"), N_("go back to the previous step") },
+		{ N_("Esc"), N_("go back to the previous step") },
+		{ N_("Up Down in a field"), N_("leave a text field (q and ? are typed in it)") },
 		{ "F1  ?", N_("this help") },
 		{ "q", N_("quit (asks when something is not saved)") },
 		{ "Ctrl-L", N_("draw the screen again") },
@@ -515,7 +617,7 @@ static int hint_width(const struct hint *h)
 static void draw_status(struct vw_wizard *wz)
 {
 	struct hint hs[16];
-	size_t n = 0, nstep = 0;
+	size_t n = 0, nstep = 0, first = 1;	/* hs[first..] are the step's keys */
 	int total = 0, x = 0;
 	const struct vw_step_ops *s = step(wz);
 	bool last = true;
@@ -531,6 +633,14 @@ static void draw_status(struct vw_wizard *wz)
 		hs[n++] = (struct hint){ _("Left Right"), _("choose") };
 		hs[n++] = (struct hint){ _("Enter"), _("confirm") };
 		hs[n++] = (struct hint){ _("Esc"), _("cancel") };
+	} else if (s->editing && s->editing(wz->priv)) {
+		/* In a text field q and ? are typed: say how to get out. */
+		const char *el = s->enter_label ? s->enter_label(wz->priv, &wz->ctx) : NULL;
+
+		hs[n++] = (struct hint){ vw_ui.g.updown, _("leave the field") };
+		hs[n++] = (struct hint){ _("Enter"), el ? _(el) : last ? _("finish") : _("next") };
+		hs[n++] = (struct hint){ _("Esc"), _("back") };
+		hs[n++] = (struct hint){ "F1", _("help") };
 	} else {
 		hs[n++] = (struct hint){ vw_ui.g.updown, _("move") };
 		for (const struct vw_keyhint *k = s->keys; k && k->key && n < 10; k++, nstep++)
@@ -545,9 +655,22 @@ static void draw_status(struct vw_wizard *wz)
 	}
 	for (size_t i = 0; i < n; i++)
 		total += hint_width(&hs[i]);
-	/* Too wide: drop the step's own keys first, last ones first (F1 lists them). */
+	/* Too wide (translations run longer): first the arrows' "move", which
+	   every list says by itself, then "q quit" (F1 lists it), and only
+	   then the step's own keys, last ones first. */
+	if (total > COLS - 1 && !wz->help_open && !wz->dlg.open && n > 0 && hs[0].key == vw_ui.g.updown &&
+	    !(s->editing && s->editing(wz->priv))) {
+		total -= hint_width(&hs[0]);
+		memmove(&hs[0], &hs[1], (n - 1) * sizeof(hs[0]));
+		n--;
+		first = 0;
+	}
+	if (total > COLS - 1 && n > 0 && !strcmp(hs[n - 1].key, "q")) {
+		total -= hint_width(&hs[n - 1]);
+		n--;
+	}
 	while (total > COLS - 1 && nstep > 0) {
-		size_t drop = nstep;	/* hs[1..nstep] are the step's */
+		size_t drop = first + nstep - 1;	/* the step's last key */
 
 		total -= hint_width(&hs[drop]);
 		memmove(&hs[drop], &hs[drop + 1], (n - drop - 1) * sizeof(hs[0]));
@@ -685,6 +808,9 @@ static void dispatch(struct vw_wizard *wz, int key)
 		if (vw_dialog_key(&wz->dlg, key) == VW_W_CHOSEN) {
 			int id = wz->dlg.id, b = wz->dlg.sel;
 
+			if (wz->probe && wz->probe->answered && id != DLG_QUIT)
+				wz->probe->answered(wz->probe->arg, &wz->ctx, s->id, wz->dlg.title,
+						    wz->dlg.text, b);
 			vw_dialog_close(&wz->dlg);
 			if (id == DLG_QUIT)
 				quit_answer(wz, b);
@@ -713,8 +839,10 @@ static void dispatch(struct vw_wizard *wz, int key)
 	}
 	if (key == VW_KEY_RET || key == VW_KEY_TAB)
 		go_next(wz);
-	else if (key == VW_KEY_ESC || key == VW_KEY_BACKSPACE)
+	else if (key == VW_KEY_ESC)
 		go_back(wz);
+	else if (key == VW_KEY_BACKSPACE)	/* a slip on a checkbox must not leave the step */
+		vw_wizard_msg(&wz->ctx, VW_C_INFO, "%s", _("Esc goes back to the previous step."));
 	else if ((key == 'q' || key == 'Q') && !editing)
 		request_quit(wz);
 }
@@ -774,6 +902,8 @@ static size_t start_step(struct vw_wizard *wz, const char *start_at)
 	struct vw_ctx *ctx = &wz->ctx;
 	const char *want = start_at;
 
+	if (!want && ctx->state->applied && ctx->rebooted && vw_groups_need_choice(ctx))
+		want = "groups";	/* the IOMMU came on with the reboot: the groups first */
 	if (!want && ctx->state->applied)
 		want = "verify";	/* after apply: reboot, then verify */
 	if (!want && *ctx->state->step)
@@ -838,7 +968,11 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 		   for the copy. */
 		root = demo_src;
 	}
-	if (vw_sysroot_open(&sr, root, &err) < 0 || vw_facts_probe(&facts, sr, &err) < 0) {
+	if (o->facts) {
+		facts = *o->facts;	/* a shallow copy: wz.facts_borrowed */
+		wz.facts_borrowed = true;
+	}
+	if (vw_sysroot_open(&sr, root, &err) < 0 || (!o->facts && vw_facts_probe(&facts, sr, &err) < 0)) {
 		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
 		rc = VW_EXIT_ERROR;
 		goto out_root;
@@ -862,7 +996,8 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	wz.ctx.settled = true;	/* headless runs are always settled */
 	vw_plan_init(&wz.ctx.plan);
 	vw_text_init(&wz.help);
-	wz.headless = o->script != NULL;
+	wz.headless = o->script != NULL || o->probe != NULL;
+	wz.probe = o->probe;
 	wz.dump = o->dump;
 
 	uo.headless = wz.headless;
@@ -878,6 +1013,9 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	go_to(&wz, start_step(&wz, o->start_at));
 	if (r < 0 && r != -ENOENT)
 		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("The saved state was not read (%s): starting afresh."), err.msg);
+	else if (wz.ctx.rebooted && !o->start_at && !strcmp(step(&wz)->id, "groups"))
+		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the IOMMU is on and the groups are known. A group "
+						    "of your choice holds other devices: choose how to go on."));
 	else if (wz.ctx.rebooted && !o->start_at)
 		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the host has rebooted since the changes were applied."));
 	draw(&wz);
@@ -891,7 +1029,11 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	while (!wz.quit) {
 		int key;
 
-		if (wz.headless) {
+		if (wz.probe) {
+			key = wz.probe->next_key(wz.probe->arg, &wz.ctx, step(&wz)->id, wz.dlg.open);
+			if (key == VW_KEY_NONE)
+				break;
+		} else if (wz.headless) {
 			if (wz.ip >= wz.nscript)
 				break;
 			key = wz.script[wz.ip].key;
@@ -935,6 +1077,8 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 			draw(&wz);
 			dump(&wz);
 		}
+		if (wz.probe && wz.probe->seen && !wz.quit)
+			wz.probe->seen(wz.probe->arg, &wz.ctx, step(&wz)->id, key);
 	}
 	leave_step(&wz);
 	if (wz.body)
@@ -951,7 +1095,8 @@ out:
 	free(wz.ctx.boot_id);
 	vw_state_done(&state);
 	vw_findings_done(&findings);
-	vw_facts_done(&facts);
+	if (!wz.facts_borrowed)
+		vw_facts_done(&facts);
 out_root:
 	vw_sysroot_free(wz.ctx.sr ? wz.ctx.sr : sr);
 	if (o->demo)

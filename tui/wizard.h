@@ -103,6 +103,20 @@ struct vw_step_ops {
 extern const struct vw_step_ops vw_step_checks, vw_step_gpu, vw_step_groups, vw_step_isolation,
 	vw_step_vm, vw_step_access, vw_step_review, vw_step_apply, vw_step_verify;
 
+/* A test's eye on a headless run (tests/tui/test-walk.c): the keys come
+ * from next_key instead of a script, the test sees the state after every
+ * key and every dialog answered, with the dialog's words. */
+struct vw_wizard_probe {
+	void *arg;
+	/* The next key, or VW_KEY_NONE to end the run. */
+	int (*next_key)(void *arg, const struct vw_ctx *ctx, const char *step, bool dialog);
+	/* After every key, once the runner has redrawn: the step shown. */
+	void (*seen)(void *arg, const struct vw_ctx *ctx, const char *step, int key);
+	/* A dialog of a step was answered: its title, text and button. */
+	void (*answered)(void *arg, const struct vw_ctx *ctx, const char *step, const char *title,
+			 const char *text, int button);
+};
+
 struct vw_wizard_opts {
 	const char *sysroot;	/* NULL: the live host */
 	bool demo;		/* the built-in demo host, on a private copy */
@@ -111,6 +125,10 @@ struct vw_wizard_opts {
 	int cols, lines;	/* headless size (80x24 when 0) */
 	const char *start_at;	/* step id to open on */
 	bool mono;		/* no colours */
+	const struct vw_wizard_probe *probe;	/* headless, keys from a test */
+	/* Facts of sysroot probed already (tests running many walks on one
+	 * host): borrowed, never freed or changed; NULL: probe them. */
+	const struct vw_facts *facts;
 };
 
 /* Run the wizard; returns the process exit status. */
@@ -141,6 +159,11 @@ int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err);
 /* Probe the host again (after apply, after a pretend reboot). */
 int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
 
+/* The ticked cards' IOMMU groups force devices along and no way on is
+ * chosen yet (step_groups.c): after the reboot that turned the IOMMU on,
+ * the walk resumes there. */
+bool vw_groups_need_choice(const struct vw_ctx *ctx);
+
 /* ---- drawing helpers shared by the steps ---- */
 
 /* Wrapped text from line y; at most max lines, the last one ending in an
@@ -155,6 +178,19 @@ void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int l
 /* Short translated names for display. */
 const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
 enum vw_ui_color vw_sev_color(enum vw_severity s);
+/* What the host needs the devices for (enum vw_host_role bits), in a few
+ * words for a list row: "host disks, network". */
+void vw_role_short(struct vw_buf *out, unsigned roles);
+/* One paragraph per role of d: the device, what the host uses it for
+ * (host_role_why) and what losing it means. */
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d);
+/* For the devices u's IOMMU groups bring along that the host may use
+ * though no role was found (network, storage and USB controllers): one
+ * line per kind, their addresses and what losing them would mean.
+ * vw_group_kind_short: "NIC", "disks", "USB" or NULL. */
+struct vw_unit;
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u);
+const char *vw_group_kind_short(const struct vw_pci_dev *d);
 /* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
 void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 

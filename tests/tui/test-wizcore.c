@@ -424,6 +424,71 @@ static void test_acs_ids(void **unused)
 	free(src);
 }
 
+/* Issue 13 item 1: a choice made for a group belongs to the card whose
+ * group forced it.  Tick the AMD boot display, give its group (NIC, SATA,
+ * USB) and take the host display, blacklist amdgpu; untick the AMD card and
+ * tick the NVIDIA one: nothing of the AMD card's choices is left. */
+static void test_picks_group_belongs_to_card(void **unused)
+{
+	char *src = tu_host("demo");
+	struct vw_sysroot *sr;
+	struct vw_facts f;
+	struct vw_choices c, fresh;
+	struct vw_unit u;
+	struct vw_err err = { 0 };
+	const struct vw_pci_dev *amd, *nv;
+
+	(void)unused;
+	if (!src)
+		skip();
+	assert_int_equal(vw_sysroot_open(&sr, src, &err), 0);
+	assert_int_equal(vw_facts_probe(&f, sr, &err), 0);
+	amd = &f.devs[vw_facts_find_dev(&f, "0000:05:00.0")];
+	nv = &f.devs[vw_facts_find_dev(&f, "0000:09:00.0")];
+	vw_choices_init(&c);
+	vw_choices_set_gpu(&c, &f, NULL, amd, true);
+	vw_choices_gpu_unit(&u, &c, &f, NULL);
+	assert_true(u.nforced > 0);
+	vw_choices_give_group(&c, &f, &u, true);
+	vw_unit_done(&u);
+	c.allow_host_display = true;
+	c.blacklist = vw_xreallocarray(c.blacklist, 2, sizeof(char *));
+	c.blacklist[0] = vw_xstrdup("amdgpu");
+	c.blacklist[1] = NULL;
+	c.nblacklist = 1;
+	assert_true(vw_choices_has_dev(&c, &f.devs[vw_facts_find_dev(&f, "0000:04:00.0")]));
+	assert_false(vw_choices_tidy(&c, &f, NULL));	/* all of it belongs to the AMD card */
+	assert_int_equal(c.nblacklist, 1);
+
+	vw_choices_set_gpu(&c, &f, NULL, amd, false);
+	vw_choices_set_gpu(&c, &f, NULL, nv, true);
+	assert_int_equal(c.ndevices, 1);
+	assert_string_equal(c.devices[0], "0000:09:00");
+	assert_false(c.allow_host_display);
+	assert_int_equal(c.nblacklist, 0);
+	assert_false(c.acs_ids);
+	/* The same as choosing the NVIDIA card straight away. */
+	vw_choices_init(&fresh);
+	vw_choices_set_gpu(&fresh, &f, NULL, nv, true);
+	assert_int_equal(fresh.ndevices, c.ndevices);
+	assert_string_equal(fresh.devices[0], c.devices[0]);
+	assert_int_equal(fresh.allow_host_display, c.allow_host_display);
+
+	/* A hand-written file naming the card by a function: adopted as ticked. */
+	vw_choices_done(&c);
+	vw_choices_init(&c);
+	add_dev(&c, "0000:09:00.0");
+	assert_false(vw_choices_has_gpu(&c, nv));
+	assert_true(vw_choices_adopt_gpus(&c, &f, NULL));
+	assert_true(vw_choices_has_gpu(&c, nv));
+	assert_int_equal(c.ndevices, 1);
+	vw_choices_done(&fresh);
+	vw_choices_done(&c);
+	vw_facts_done(&f);
+	vw_sysroot_free(sr);
+	free(src);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -436,6 +501,7 @@ int main(void)
 		cmocka_unit_test(test_demo_verify),
 		cmocka_unit_test(test_demo_background),
 		cmocka_unit_test(test_acs_ids),
+		cmocka_unit_test(test_picks_group_belongs_to_card),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -208,7 +208,10 @@ fi
 what="quit"
 start en xterm-256color
 wait_for "1/9  Host checks" && keys Enter
-wait_for "2/9" && keys Space q
+# Space on the boot display first names what the host loses: Tick it.
+wait_for "2/9" && keys Space
+wait_for "[ Tick it ]" && keys Enter
+wait_gone "[ Tick it ]" && keys q
 wait_for "[ Save and quit ]" && keys Right Right Enter
 wait_gone "[ Save and quit ]"
 wait_for "2/9  GPU selection" && keys C-c
