@@ -5,9 +5,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* What the wizard writes in devices for d: its slot, or for an SR-IOV VF
+ * (a device of its own, core/facts.h) its address. */
 static void slot_of(const struct vw_pci_dev *d, char *buf, size_t n)
 {
-	snprintf(buf, n, "%04x:%02x:%02x", d->domain, d->bus, d->dev);
+	if (d->vf)
+		snprintf(buf, n, "%s", d->addr);
+	else
+		snprintf(buf, n, "%04x:%02x:%02x", d->domain, d->bus, d->dev);
 }
 
 static bool names_slot(const char *entry, const char *slot)

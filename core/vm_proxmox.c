@@ -373,7 +373,10 @@ static bool hostpci_has_slot(const char *value, const struct vw_vm_slot *s)
 	char want[16], *copy = vw_xstrdup(value), *ids = copy;
 	bool hit = false;
 
-	snprintf(want, sizeof(want), "%04x:%02x:%02x", s->domain, s->bus, s->dev);
+	if (s->vf)	/* a VF: that function only, not its PF's or siblings' */
+		snprintf(want, sizeof(want), "%04x:%02x:%02x.%x", s->domain, s->bus, s->dev, s->func);
+	else
+		snprintf(want, sizeof(want), "%04x:%02x:%02x", s->domain, s->bus, s->dev);
 	ids[strcspn(ids, ",")] = '\0';
 	if (vw_startswith(ids, "host="))
 		ids += 5;
@@ -698,6 +701,8 @@ static void mapping_text(struct vw_buf *out, const struct vw_vm_ctx *ctx, const 
 			vw_buf_printf(&map, ",iommugroup=%d", d->group);
 		vw_buf_printf(&map, ",node=%s,path=%04x:%02x:%02x", node, slots[s].domain, slots[s].bus,
 			      slots[s].dev);
+		if (slots[s].vf)
+			vw_buf_printf(&map, ".%x", slots[s].func);
 		if (d->has_subsys)
 			vw_buf_printf(&map, ",subsystem-id=%04x:%04x", d->subvendor, d->subdevice);
 		vw_buf_printf(out, "pvesh create /cluster/mapping/pci --id vfiowiz-%ld-%zu --map %s\n", vmid,

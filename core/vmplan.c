@@ -135,6 +135,7 @@ size_t vw_vm_slots(const struct vw_facts *f, const struct vw_unit *u, struct vw_
 			s->bus = d->bus;
 			s->dev = d->dev;
 			s->vf = d->vf;
+			s->func = d->func;
 		}
 		s->devs = vw_xreallocarray(s->devs, s->ndevs + 1, sizeof(int));
 		s->devs[s->ndevs++] = u->m[i].dev;

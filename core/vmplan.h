@@ -88,6 +88,7 @@ struct vw_vm_slot {
 	bool vga;		/* holds a VGA-compatible function (0300) */
 	bool nvidia;		/* holds an NVIDIA display function */
 	bool vf;		/* an SR-IOV virtual function, alone in its slot */
+	unsigned func;		/* a VF's function number (its slot is itself) */
 };
 
 /* Group the unit's members by slot, in address order.  Returns the count;
