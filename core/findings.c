@@ -292,7 +292,7 @@ static void rule_host_roles(const struct vw_facts *f, struct vw_findings *fs)
 	}
 }
 
-/* Large BARs (formats.md 1): a 64-bit BAR the firmware left unassigned or
+/* Large BARs (docs/formats.md, section 1): a 64-bit BAR the firmware left unassigned or
  * placed below 4 GiB means Above 4G decoding is off; Resizable BAR shows in
  * resourceN_resize. */
 static void rule_bars(const struct vw_facts *f, struct vw_findings *fs)

@@ -2,7 +2,7 @@
  * mediated device (mdev) types, NVIDIA's vendor-specific vGPU types, and
  * the mediated devices that exist now; all from sysfs under the sysroot.
  *
- * Sources (docs/formats.md, "Sharing one GPU"): the kernel's
+ * Sources (docs/formats.md, section 18): the kernel's
  * Documentation/ABI/testing/sysfs-bus-pci (sriov_totalvfs, sriov_numvfs,
  * sriov_drivers_autoprobe, virtfnN, physfn), Documentation/driver-api/
  * vfio-mediated-device.rst (mdev_supported_types/TYPE/{name,description,

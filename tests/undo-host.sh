@@ -56,7 +56,7 @@ lenses=$(pkg-config --variable=lensdir augeas 2>/dev/null)
 cp -R "$lenses/." "$rt/lenses/"
 cp -R "$top_srcdir/templates" "$rt/templates"
 for c in update-initramfs update-grub grub-mkconfig grub2-mkconfig dracut mkinitcpio \
-	kernelstub proxmox-boot-tool systemctl virsh qm qemu-img bootctl grubby lsinitramfs \
+	kernelstub proxmox-boot-tool systemctl systemd-tmpfiles virsh qm qemu-img bootctl grubby lsinitramfs \
 	lsinitrd lsinitcpio booster regenerate_images; do
 	cp "$stub" "$rt/bin/$c"
 done

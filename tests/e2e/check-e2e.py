@@ -44,7 +44,7 @@ NIC = "0000:01:00.0"
 PACKAGES = ["qemu-system-x86", "busybox-static", "linux-image-amd64", "kmod",
             "e2fsprogs", "cpio", "debootstrap"]
 # L2 runs TCG inside TCG: every initcall counts.  The slow ones measured
-# (docs/nested-passthrough.md) are left out; no mitigations (page-table
+# (tests/e2e/README, "Measured") are left out; no mitigations (page-table
 # isolation flushes the emulated TLB at every kernel entry), no watchdogs.
 L2_CMDLINE = ("console=ttyS0,115200 panic=-1 loglevel=3 no_timer_check mitigations=off "
               "nowatchdog nosoftlockup "
