@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Regenerate the build system.  With --deps, first install the Debian
 # packages the build and the tests need (and say which).
 set -e

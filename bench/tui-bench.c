@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tui-bench - how fast the wizard draws, and how little it sends, measured
  * in a pseudo-terminal against references run the same way in the same run.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* access.c - the guest-access step: scripts for the guest, the host's VNC
  * allow-list, and the commands to connect (docs/formats.md section 8). */
 #include "access.h"

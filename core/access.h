@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* access.h - the guest-access step (docs/formats.md section 8): how a user over SSH
  * sees the desktop of a guest whose display is a passed-through GPU.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* acs.c - ACS override parsing and the group prediction. */
 #include "acs.h"
 

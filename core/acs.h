@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* acs.h - the ACS override: parse it, and predict the IOMMU groups the kernel
  * would make with it (docs/formats.md section 3).
  *

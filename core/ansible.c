@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ansible.c - a plan as an Ansible playbook (see ansible.h).
  *
  * Quoting rules, all in one place:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ansible.h - a plan (core/change.h) as an Ansible playbook, for fleets.
  *
  * `vfiowiz plan --answers F --format ansible` writes one play that makes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* answers.c - the answers/state file, through libconfuse.
  *
  * libconfuse checks the syntax, the key names and the types; the validate

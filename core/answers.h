@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* answers.h - what the user chose: the plain struct the wizard fills, and the
  * libconfuse answers file that holds it (non-interactive runs, and the
  * wizard's state file var/lib/vfiowiz/state.conf).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.c - applying a plan: checks, the journal, the writes, post-commands.
  *
  * Order of an apply, and why:

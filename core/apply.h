@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply.h - writing a plan: journal, undo, post-commands (apply.c, undo.c;
  * the journal's format in journal.c).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* atomic.c - file-system helpers, the one atomic-write routine, where a
  * path really leads, and the lock (see atomic.h). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* atomic.h - file-system helpers, the one atomic write, path resolution and
  * the lock, shared by apply, the journal, undo and every other writer
  * (answers.c, state.c, demo.c depend on this header only).

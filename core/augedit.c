@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* augedit.c - augeas trees in memory (aug_text_store/aug_text_retrieve). */
 #include "augedit.h"
 

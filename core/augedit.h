@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* augedit.h - editing config files on augeas trees, in memory.
  *
  * Augeas writes files itself when asked to save; we never let it.  Text is

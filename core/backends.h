@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* backends.h - the one table of host back ends: boot loaders and initramfs
  * tools.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bars.c - BARs from sysfs and the kernel log (bars.h). */
 #include "bars.h"
 

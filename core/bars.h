@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bars.h - the memory windows (BARs) of PCI functions, for large-BAR GPUs
  * (A100/H100/H200: 64 to 256 GiB) and the VM's MMIO window sized from them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bind.c - vfio-pci binding, softdeps, blacklists, lockout protection. */
 #include "bind.h"
 #include "augedit.h"

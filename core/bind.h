@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* bind.h - handing the chosen functions to vfio-pci (docs/formats.md section 4).
  *
  * By ids (options vfio-pci ids=, or vfio-pci.ids= on the kernel command

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_grub.c - kernel parameters through GRUB's /etc/default/grub.
  *
  * The files are shell, sourced in order: /etc/default/grub, then (Debian

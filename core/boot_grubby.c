@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_grubby.c - Fedora/RHEL: GRUB reading Boot Loader Specification
  * entries from /boot/loader/entries, managed with grubby.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_kernel_install.c - kernel parameters for kernel-install: the command
  * line of kernels installed from now on comes from /etc/kernel/cmdline
  * (else /usr/lib/kernel/cmdline, else /proc/cmdline); the entries already

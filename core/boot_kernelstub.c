@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_kernelstub.c - Pop!_OS: kernelstub keeps the kernel options in the
  * "user" section of /etc/kernelstub/configuration (JSON) and writes the
  * systemd-boot entry from it; `kernelstub` then rewrites the entry.

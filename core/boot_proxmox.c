@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_proxmox.c - Proxmox VE hosts whose ESPs proxmox-boot-tool manages.
  *
  * With systemd-boot (ZFS root on UEFI) the command line is the one line of

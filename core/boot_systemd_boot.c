@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* boot_systemd_boot.c - kernel parameters in Boot Loader Specification
  * entries (the .conf files of <ESP>/loader/entries), as systemd-boot reads them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* change.c - building a plan: whole-file changes read through the sysroot. */
 #include "change.h"
 

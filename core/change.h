@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* change.h - the plan: every change vfiowiz proposes to make to a host.
  *
  * The plan is data (as NetworkManager edits a clone, kconfig lists what

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmdline.c - kernel command-line editing on tokens kept as written. */
 #include "cmdline.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmdline.h - editing a kernel command line, keeping what the user wrote.
  *
  * A line is split as the kernel splits it (blanks separate, double quotes

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datadir.c - the program's data: environment, build tree, installed paths. */
 #include "vw.h"
 #include "datadir.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* datadir.h - where the program's own data is found at run time.
  *
  * The templates, the demo host and the message catalogs are looked for in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* demo.c - the demo host's private copy, and its pretend reboot. */
 /* nftw() and its FTW_* flags need the X/Open extensions before any header. */
 #ifndef _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* demo.h - the built-in demo host: a fixture tree installed with the program,
  * walked on a private copy so that apply writes into the copy.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* diff.c - unified diff, hunk for hunk what GNU "diff -u" prints.
  *
  * Reviewers compare what we show with what they would get from diff(1), so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* diff.h - unified diffs computed in-process.
  *
  * The output is what GNU diffutils' "diff -u --label A --label B" prints,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exec.c - running (or replaying) external commands. */
 #define _GNU_SOURCE
 #include "exec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* exec.h - the one place external commands run.
  *
  * On the live host (vw_sysroot_is_host()) a command is spawned directly, no

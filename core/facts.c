@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* facts.c - host-level probes: CPU, container, firmware, kernel, IOMMU,
  * distribution, bootloader and initramfs tool.  PCI lives in pci.c.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* facts.h - what the probes learn about a host, as plain data.
  *
  * One struct vw_facts holds everything; it has no library pointers inside, so

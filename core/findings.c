@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* findings.c - the decision logic of docs/formats.md section 1, as rules. */
 #include "findings.h"
 #include "bars.h"

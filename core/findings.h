@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* findings.h - pure rules: facts in, findings out (docs/formats.md section 1).
  *
  * A finding has a stable code (for tests, JSON and support), a severity, a

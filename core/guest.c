@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* guest.c - `vfiowiz guest-check`: the passthrough as the guest sees it. */
 #include "guest.h"
 #include "bars.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* guest.h - `vfiowiz guest-check`: run inside the VM, is the passthrough
  * working?  GPUs visible (PCI facts), a driver bound to each, NVLink state
  * and link count, peer-to-peer status, and the (normal) absence of an IOMMU

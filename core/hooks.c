@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hooks.c - libvirt hooks for gpu_mode = dynamic (see hooks.h). */
 #include "hooks.h"
 #include "vmplan.h"

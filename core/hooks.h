@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hooks.h - gpu_mode = dynamic: single-GPU passthrough through libvirt hooks.
  *
  * vfio-pci gets the assignment unit only while the VM runs.  Nothing binds

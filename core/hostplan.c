@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostplan.c - the host part of the plan, from facts and choices.
  *
  * Order matters for the post-commands (they run in the order their

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostplan.h - the host part of the plan: kernel parameters, vfio-pci
  * binding, early module loading, initramfs rebuild; from facts + choices.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostrole.c - what the running host needs its PCI functions for: the
  * controllers of its disks, the NIC of its default route or SSH session,
  * the USB controller of its only keyboard (facts.h enum vw_host_role).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hypervisor.c - which hypervisor runs this guest (hypervisor.h). */
 #include "hypervisor.h"
 

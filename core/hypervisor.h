@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hypervisor.h - which hypervisor runs this guest, and what to change on
  * it when a passed-through GPU fails (guest-check, docs/guest-check.md).
  *

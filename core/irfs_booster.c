@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irfs_booster.c - booster: /etc/booster.yaml's modules_force_load (a
  * comma-separated list) loads modules early; booster reads only the
  * "options" lines of /etc/modprobe.d.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irfs_dracut.c - Fedora/RHEL/openSUSE (and Debian with dracut): a drop-in
  * in /etc/dracut.conf.d/ (the name must end in .conf or dracut ignores it)
  * forces the vfio drivers into the image and installs our modprobe.d file,

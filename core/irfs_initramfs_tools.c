@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irfs_initramfs_tools.c - Debian/Ubuntu/Proxmox: modules listed in
  * /etc/initramfs-tools/modules load early; mkinitramfs copies
  * /etc/modprobe.d/ by itself.  The modules file is edited through augeas'

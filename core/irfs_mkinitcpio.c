@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* irfs_mkinitcpio.c - Arch and friends: MODULES=(...) lists what loads early
  * (the vfio modules first, before any GPU driver), HOOKS must hold modconf
  * for /etc/modprobe.d to reach the image, FILES=(...) carries extra files.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* journal.c - the journal: post-command kinds, the manifest format and its
  * parser, reading and writing journals, tidying after a crash (journal.h). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* journal.h - the journal of an apply, for apply.c and undo.c.
  *
  * var/lib/vfiowiz/journal/<YYYYmmddTHHMMSSZ>[-NNN]/ (0700) holds a copy of

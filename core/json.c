@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json.c - a small, strict JSON writer. */
 #include "json.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* json.h - a small JSON writer into a struct vw_buf.
  *
  * The writer tracks nesting so that commas and indentation come out right;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mig.c - MIG mode and GPU instance profiles from nvidia-smi (mig.h). */
 #include "mig.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mig.h - NVIDIA Multi-Instance GPU (A100, A30, H100, H200): which GPUs
  * have MIG mode on, and the GPU instance profiles each can still make, from
  * nvidia-smi (through core/exec.h: run on the live host, replayed from a

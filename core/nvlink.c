@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nvlink.c - nvidia-smi parsers and NVLink sets. */
 #include "nvlink.h"
 #include "exec.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* nvlink.h - NVLink topology from nvidia-smi (docs/formats.md section 9).
  *
  * NVLink traffic bypasses PCIe and the IOMMU, so the GPUs of one NVLink set

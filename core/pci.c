@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pci.c - PCI functions and IOMMU groups, through libpci pointed at the
  * sysroot's /sys/bus/pci.
  *

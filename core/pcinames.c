@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pcinames.c - names of devices too new for the pci.ids that distributions
  * ship (Debian 12 carries the 2023-04 file: no H200, no H100 NVSwitch).
  * Consulted only when libpci's database has no name, so a newer pci.ids

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* picks.c - edits of the choices made by the wizard's steps. */
 #include "picks.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* picks.h - the edits the wizard's steps make to the choices, kept out of
  * the UI: choosing a card by its slot, and the ACS override aimed at one
  * unit.  Strings in the choices stay owned by them (answers.h). */

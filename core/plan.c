@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan.c - the whole plan: NVLink sets, unit, host, VM, guest access. */
 #include "plan.h"
 

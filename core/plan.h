@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* plan.h - the whole plan from facts and choices, built in one sequence
  * shared by `vfiowiz plan`/`apply` (tui/cmd_plan.c) and the wizard's review
  * step:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* redact.c - consistent replacement of identifiers in text.
  *
  * One pass over the bytes: at each word start (the byte before is not a

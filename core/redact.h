@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* redact.h - take what identifies a machine or a person out of text, the
  * same way everywhere, so that a redacted snapshot still hangs together.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.c - `check` and `groups` output. */
 #define _GNU_SOURCE	/* wcwidth() */
 #include "report.h"

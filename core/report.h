@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* report.h - the outputs of `check` and `groups`, as text or JSON, into a
  * buffer (the core formats, the front end prints).  The JSON schemas are in
  * docs/json-schema.md; human text is translated, JSON keys and codes never. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sha256.c - SHA-256 (FIPS 180-4). */
 #include "sha256.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sha256.h - SHA-256 (FIPS 180-4), no library needed: the journal's
  * manifest hashes and the Ansible export's checksums (Ansible's stat
  * compares SHA-256). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.c - capture a host into a redacted, sysroot-shaped archive, and
  * import one into a private folder.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* snapshot.h - support snapshots: capture what the wizard reads, redacted,
  * into a sysroot-shaped archive; import one safely to replay it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sriov.c - what lets one GPU serve several VMs: SR-IOV virtual functions,
  * mediated device (mdev) types, NVIDIA's vendor-specific vGPU types, and
  * the mediated devices that exist now; all from sysfs under the sysroot.

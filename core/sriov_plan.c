@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sriov_plan.c - the host plan for SR-IOV virtual functions.
  *
  * A VF exists only after its PF's driver has made it (i915 makes the UHD

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state.c - the wizard's state file: the answers format with its progress
  * section, read and written by core/answers.c. */
 #include "state.h"

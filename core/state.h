@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* state.h - the wizard's state file: choices and progress, so that the walk
  * resumes where it stopped, and opens on Verify after the reboot.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* storage.c - disks (libblkid), images and the host's claims on them. */
 #define _GNU_SOURCE
 #include "storage.h"

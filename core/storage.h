@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* storage.h - the VM's disk: a whole disk chosen with libblkid, an existing
  * image, or a new qcow2 (docs/design.md, the VM step).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysroot.c - path resolution under a root directory.
  *
  * This is the only module that spells out how a path reaches the file

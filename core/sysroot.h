@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* sysroot.h - every path the program reads or writes goes through here.
  *
  * A sysroot is a directory that stands for "/" (a live host, a test fixture,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tarsafe.c - a tar writer, and a reader for hostile archives.
  *
  * Format: POSIX.1-2001 ustar blocks of 512 bytes; pax 'x' headers carry long

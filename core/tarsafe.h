@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* tarsafe.h - tar archives: a small writer, and a reader that refuses
  * whatever could reach outside the folder it extracts into.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* text.c - printable and valid text; see text.h. */
 #include "text.h"
 

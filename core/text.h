@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* text.h - strings from outside (a host, a snapshot, an answers file) made
  * safe to show and to write.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* undo.c - listing journals and undoing one: check every file, take the
  * post-commands back by kind, restore byte for byte (see apply.h). */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* unit.c - the unit of assignment, closed over slots, NVLink sets and IOMMU
  * groups. */
 #include "unit.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* unit.h - the assignment unit: what must go to the VM with a chosen GPU.
  *
  * The chosen devices expand, to a fixed point, to:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* util.c - errors, allocation and buffers shared by the core. */
 #include "vw.h"
 #include "text.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* verify.c - the checks after the reboot, and the troubleshooting catalogue. */
 #include "verify.h"
 #include "hostplan.h"

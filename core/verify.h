@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* verify.h - after the reboot: did it work?  And when it did not, what is
  * wrong and how to fix it (the troubleshooting catalogue).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm_libvirt.c - the libvirt back end of the VM step (docs/formats.md section 6).
  *
  * A new domain starts from templates/libvirt-<os>.xml; an existing one from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vm_proxmox.c - the Proxmox VE back end of the VM step (docs/formats.md section 7).
  *
  * etc/pve/qemu-server/VMID.conf is "key: value" lines; leading "#" lines

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vmplan.c - the VM step: templates, the unit slot by slot, back-end choice. */
 #include "vmplan.h"
 

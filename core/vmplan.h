@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vmplan.h - the VM configuration step (docs/design.md): a VM that owns
  * every function of the assignment unit, for libvirt or Proxmox VE.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vw.h - what every core module shares: errors, allocation, strings, i18n.
  *
  * Contracts:

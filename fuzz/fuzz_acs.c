@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_acs.c - the pcie_acs_override= value (vw_acs_parse): what parses
  * formats back to something that parses to the same override. */
 #include "acs.h"

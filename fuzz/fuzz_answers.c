@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_answers.c - the answers file and the state file (libconfuse):
  * whatever parses formats back to text that parses again to the same. */
 #include "answers.h"

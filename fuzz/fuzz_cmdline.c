@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_cmdline.c - the kernel command line as the probes read it
  * (vw_cmdline_parse, vw_cmdline_get). */
 #include "facts.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_execsplit.c - command lines split into argv without a shell
  * (vw_exec_split), joined for display (vw_exec_join) and keyed for
  * recordings (vw_exec_key): join then split gives the same words back, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_json.c - JSON string escaping: whatever the bytes, the output is one
  * valid JSON string of valid UTF-8 (invalid input bytes become U+FFFD). */
 #include "json.h"

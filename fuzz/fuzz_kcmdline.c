@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_kcmdline.c - editing kernel command lines (core/cmdline.h): split +
  * join is the identity, edits never crash and are idempotent, and a line
  * vw_cmdline_check() accepts ends up with every edit made. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_mig.c - the MIG parsers (core/mig.h): the mode query's CSV and the
  * GPU instance profile table of nvidia-smi mig -lgip.  The input goes to
  * both, whole and split at its first NUL. */

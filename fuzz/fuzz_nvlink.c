@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_nvlink.c - nvidia-smi output parsers (core/nvlink.h): topo -m,
  * topo -p2p rw, nvlink -s, the bus-id CSV, and the state-file form of the
  * NVLink sets.  The input is given to each parser whole. */

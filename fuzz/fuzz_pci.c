@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_pci.c - the probes on a fuzzed sysfs: one PCI function behind a
  * bridge whose attribute files, links and config space come from the input
  * (fields split at '\x01', see the table), plus /proc/cpuinfo and the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_redact.c - snapshot redaction (core/redact.h) on any text: no
  * crash, and no registered host or user name (nor the domain of a host's
  * FQDN) survives as a whole word. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_shvar.c - shell-variable values and augeas lenses (core/augedit.h):
  * quoting round trips, static expansion, and parsing with the Shellvars,
  * Modprobe and Modules lenses.  The first byte picks the lens.  Text with a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_tar.c - snapshot import (core/tarsafe.h): any bytes, gzip or not,
  * are extracted into a fresh folder or refused; nothing ever lands beside
  * that folder, and nothing extracted is a device, a fifo, executable, or a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzz_vmplan.c - the VM step's parsers: an existing libvirt domain (libxml2)
  * and an existing Proxmox VM configuration, edited for a GPU; the hostpci
  * property checker; the allow-list address checker.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzzutil.c - helpers shared by the libFuzzer harnesses. */
 #define _GNU_SOURCE
 #include "fuzzutil.h"

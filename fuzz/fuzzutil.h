@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* fuzzutil.h - helpers shared by the libFuzzer harnesses. */
 #ifndef VW_FUZZUTIL_H
 #define VW_FUZZUTIL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Read a vfiowiz playbook back and compare every file it writes with a tree.
 
     ansible-contents.py PLAYBOOK AFTER [PASSWORD]

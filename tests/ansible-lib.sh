@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # shellcheck disable=SC2034  # the variables are for the scripts sourcing it
 # Shared by tests/ansible.sh, ansible-syntax.sh and ansible-run.sh (sourced).

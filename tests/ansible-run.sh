@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Plans as Ansible playbooks, run by Ansible (ansible-core from Debian), by
 # `make check-ansible` (not `make check`: about 20 minutes on a loaded
 # machine; CI runs it; tests/ansible-syntax.sh, in `make check`, checks the

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Plans as Ansible playbooks: every playbook of a plan case that changes
 # something, and the edge-case playbook of tests/test-ansible, passes
 # ansible-playbook --syntax-check (one run for them all).  The playbooks run

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Plans as Ansible playbooks (`vfiowiz plan --format ansible`), without
 # Ansible itself:
 #  - golden: for each tests/ansible/NAME.yml, the playbook of plan case

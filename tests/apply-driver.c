@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* apply-driver.c - drive core/apply from the shell (crash-apply.sh).
  *
  *   apply-driver plan  ROOT NEWDIR	print the number of changes and the diffs

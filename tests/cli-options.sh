@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Options per command: every command x option pair.  An option a command
 # does not take is refused by name (exit 3, "vfiowiz CMD: --OPT is not an
 # option of CMD") before anything runs; one it takes is accepted (checked

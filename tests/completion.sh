@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The bash completion (completion/vfiowiz.bash): it completes the commands
 # `vfiowiz --help` lists, each command's options (every option of --help is
 # offered somewhere), the wizard's steps, the formats, and journal ids for

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # crash-apply.sh - kill an apply with SIGKILL at random moments.
 #
 # Each trial copies a pristine root, starts tests/apply-driver on a plan of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Where the program finds its data (core/datadir.h), as README's first
 # command uses it: `./vfiowiz --demo` in the build tree, LANG=fr_FR.UTF-8.
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* diff-vs-gnu.c - compare vw_diff_unified() with GNU "diff -u" on random pairs.
  *
  * Pairs are random edits (delete, insert, replace, copy, move blocks) of

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The documents the sources cite are in the tree: every docs/NAME cited in a
 # source, script, fragment or document exists, and nothing cites a design
 # document outside the repository (../shared, a bare formats.md/DESIGN.md).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # fuzz-smoke.sh - build the libFuzzer harnesses with clang and run each one
 # briefly over its seed corpus (fuzz/corpus/<target>/), so that a parser
 # that crashes on a known input, or right away, fails `make check`.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden plans: `vfiowiz plan` on fixture hosts, compared with expected
 # output checked by hand; then, for every plan that succeeds, apply --yes,
 # apply again (it must find nothing to change, and journal nothing: running

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden tests of `check --json` and `groups --json --all` on every fixture
 # host.  The expected files in tests/golden/ were checked by hand; after a
 # deliberate change, regenerate with `tests/golden.sh --update` and read the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* handfacts.h - hand-made PCI facts for unit tests of the NVLink and unit
  * modules (no sysroot needed).  Header-only: include it in one test file. */
 #ifndef VW_HANDFACTS_H

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The hooks of gpu_mode = dynamic (core/hooks.h), as `vfiowiz apply` writes
 # them for a fixture host (turing-4fn: the RTX 2080 Ti with its HDMI audio,
 # USB-C xHCI and UCSI functions, all on their host drivers):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # load.sh - time limits that grow with the machine's load (sourced).
 #

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The manual, vfiowiz(8): every command and every option that `vfiowiz
 # --help` lists is described in it, and every key of
 # docs/answers.example.conf; it formats without a warning (groff -man -ww,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mkhost - build a sysroot-shaped fixture host from a short description.
  *
  *	mkhost DESC.host OUTDIR

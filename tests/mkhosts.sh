@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkhosts.sh OUTDIR
 #
 # Build every fixture host into OUTDIR/NAME: each tests/hosts/NAME.host

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The core never calls curses (core/vw.h, docs/style.md): no source of core/
 # includes a curses header, and libvwcore.a needs no symbol that the curses
 # libraries the program links (ncursesw, tinfo, panel...) define.  The

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Proxmox's /etc/pve is pmxcfs: apply, the journal and undo on a FUSE file
 # system with its semantics (tests/pmxfs: no chmod, chown or symlinks,
 # EPERM; qemu-server a link to nodes/NODE/qemu-server; read-only without

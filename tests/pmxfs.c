@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* pmxfs.c - a FUSE file system with the semantics of Proxmox's pmxcfs
  * (/etc/pve), over a backing directory, for tests/pmxcfs.sh:
  *  - every file is root:www-data 0640, every directory 0755; chmod, chown,

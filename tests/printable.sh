@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # printable.sh - strings read from a host never reach the terminal raw
 # (issue 14 item 6).  A copy of amd-desktop gets a CPU model name, an
 # os-release PRETTY_NAME, a DMI product name and a driver name carrying an

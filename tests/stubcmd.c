@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* stubcmd.c - a stand-in for the commands a plan runs on a live host
  * (update-initramfs, virsh, qm, qemu-img, systemctl...), for
  * tests/undo-host.sh, which runs vfiowiz as on a live host in a chroot of a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-access.c - the guest-access step: checks, the generated scripts and
  * rule set (golden, sh -n, shellcheck, nft -c where they run), the plan,
  * the secrecy of the VNC password, and the connection commands. */

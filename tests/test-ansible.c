@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-ansible.c - plans as Ansible playbooks (core/ansible.h): the YAML
  * quoting of contents, paths and commands, secrets, contents YAML cannot
  * hold, and the guard's checksums.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-answers.c - the answers file (libconfuse) and kernel command-line
  * editing (core/cmdline). */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-apply.c - plan, apply, journal, undo and exec, for real, in temporary
  * sysroots.  Tests run as root in CI, so "read-only" is made with an
  * immutable file, a read-only bind mount (private mount namespace) and a

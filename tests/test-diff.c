@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-diff.c - vw_diff_unified() on known pairs (expected outputs are what
  * GNU diffutils 3.8 prints with --label a --label b). */
 #include <setjmp.h>

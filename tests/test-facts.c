@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-facts.c - unit tests of the sysroot, the probes and the findings. */
 #include "testutil.h"
 #include "acs.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-guest.c - guest-check on the captured H200 guest and on hand-made
  * guests with recorded nvidia-smi outputs. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-hostplan.c - the host plan: back ends' detect(), the augeas and
  * shell-value helpers, binding decisions and lockout protection, and plans
  * built from facts made in memory over scratch roots (one back end at a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-hostrole.c - what the host needs (facts.h enum vw_host_role), read from
  * the fixture hosts and from scratch trees, through the whole facts probe. */
 #include "facts.h"

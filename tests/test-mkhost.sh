@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # test-mkhost.sh - check the fixture trees with real tools.
 #
 # For every tests/hosts/NAME.host, the tree in tests/out/hosts/NAME is read

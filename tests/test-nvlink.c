@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-nvlink.c - nvidia-smi parsers, NVLink sets, the state form. */
 #include "testutil.h"
 #include "handfacts.h"

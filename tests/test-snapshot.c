@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-snapshot.c - snapshots: the tar reader against hostile archives,
  * redaction, capture and replay, and that nothing from a snapshot runs. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-sriov.c - SR-IOV virtual functions, mdev and vGPU types: facts from
  * sysfs, the groups report, and the plan (a VF is bound by our unit at
  * boot, never by early binding; a PF whose VFs are in use is refused; a VF

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-storage.c - disks read with libblkid from real filesystem images
  * (made here with sfdisk and mkfs), the host's claims on them, images. */
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-unit.c - the assignment unit on the fixture hosts and on hand-made
  * facts. */
 #include "testutil.h"

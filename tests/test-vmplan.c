@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-vmplan.c - unit and golden tests of the VM step (libvirt, Proxmox).
  *
  * Every domain document generated here is also left in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* testutil.c - scratch sysroots for the unit tests. */
 #define _GNU_SOURCE
 #include "testutil.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* testutil.h - helpers for the cmocka tests: scratch sysroots. */
 #ifndef VW_TESTUTIL_H
 #define VW_TESTUTIL_H

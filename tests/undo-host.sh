@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Apply then undo as on a live host, for every plan of tests/plans: vfiowiz
 # runs in a chroot of the fixture host (a private mount namespace), where the
 # commands it runs are stubs (tests/stubcmd) that log their arguments.  Then:

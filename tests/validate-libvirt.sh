@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every libvirt domain the VM step generated in test-vmplan (left in
 # tests/out/vm-domains/) must pass libvirt's schema (virt-xml-validate) and
 # a define on libvirt's test driver (virsh -c test:///default define

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* vmfake.h - hand-made hosts for the VM and access tests.
  *
  * The facts hold only what the VM back ends read (addresses, ids, classes,

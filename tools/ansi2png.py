@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Render a terminal screen captured with `tmux capture-pane -p -e` to PNG.
 
     ansi2png.py SCREEN.ansi OUT.png [--size 80x24] [--font-size 16]

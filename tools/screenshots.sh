@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The README's screenshots: real runs of `vfiowiz --demo` in an 80x24 tmux
 # pane (TERM=tmux-256color, English), captured with colours
 # (capture-pane -e) and drawn to PNG by tools/ansi2png.py.

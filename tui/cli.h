@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cli.h - the command-line front end: global options and subcommands.
  *
  * Each subcommand is one function with this signature, listed in the const

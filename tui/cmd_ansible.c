@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_ansible.c - `plan --format ansible`: the plan as an Ansible playbook
  * (core/ansible.h), on stdout or in -o FILE (with files/ next to it for
  * contents YAML cannot hold).  cmd_plan.c builds the plan and hands it

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_guest.c - `vfiowiz guest-check [--json]`, run inside the VM.
  *
  * Exit status (docs/guest-check.md): 0 all good, 1 degraded (NVLink down,

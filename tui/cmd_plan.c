@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_plan.c - `plan`, `apply` and `undo`: the answers file turned into a
  * plan (host, VM, guest access), shown as unified diffs, applied change by
  * change with a journal, and undone.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* cmd_snapshot.c - `vfiowiz snapshot` and `--sysroot FILE.tar.gz`.
  *
  * snapshot collects (core/snapshot.h), shows what it collected, asks, and

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* main.c - vfiowiz entry point: locale, global options, subcommand table. */
 #include "cli.h"
 #include "datadir.h"

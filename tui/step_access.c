@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_access.c - step 6: how the user reaches the guest's desktop from
  * their own computer: VNC on the host through an SSH tunnel, RDP into a
  * Windows guest, xrdp into a Linux guest, and the exact commands. */

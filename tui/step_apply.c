@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_apply.c - step 8: write the accepted files (atomically, journaled),
  * run the post-commands and show their output, check the new initramfs. */
 #include "wizard.h"

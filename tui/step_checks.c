@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_checks.c - step 1: what the host can do, finding by finding. */
 #include "wizard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_gpu.c - step 2: which GPU goes to the VM, and what goes with it. */
 #include "wizard.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_groups.c - step 3: the IOMMU groups of the chosen devices, their
  * verdicts, and for shared groups the way on: give the other devices to the
  * VM too, or an ACS override (with a preview of the groups it would make,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_isolation.c - step 4: how vfio-pci takes the devices before the host
  * drivers do: binding, early loading, kernel parameters, blacklists, and
  * the lockout protection for the host's own display. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_review.c - step 7: the plan, file by file, as unified diffs; each
  * file is accepted or skipped.  The only step that builds the plan. */
 #include "wizard.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_verify.c - step 9: reboot, and after it, did it work?  vfio-pci owns
  * the devices, the groups are viable, the host kept its display; when not,
  * the diagnosis and its fix from the troubleshooting catalogue. */

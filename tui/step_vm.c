@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* step_vm.c - step 5: the VM that gets the devices (libvirt or Proxmox VE,
  * new or existing), its size, guest system, the "Code 43" options and its
  * disk. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ui.c - terminal setup and restore, colours, glyphs, keys, width-aware text. */
 #include "ui.h"
 

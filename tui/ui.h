@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ui.h - the terminal: setup and restore, colours, glyphs, keys, and text
  * drawn by display width.
  *

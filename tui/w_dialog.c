@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* w_dialog.c - the confirm dialog and the framed overlay (help). */
 #include "widgets.h"
 

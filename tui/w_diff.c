@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* w_diff.c - a viewer for the unified diffs of several files, with a
  * cursor line, hunk and file navigation and an accept mark per file. */
 #include "widgets.h"

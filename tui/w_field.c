@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* w_field.c - one line of editable text, optionally masked. */
 #include "widgets.h"
 

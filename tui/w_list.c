@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* w_list.c - a list with check marks, radio marks, cycling values and text
  * fields; the cursor skips headings. */
 #include "widgets.h"

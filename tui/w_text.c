@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* w_text.c - scrollable text; paragraphs are wrapped for the width they are
  * drawn at, so a resize rewraps them. */
 #include "widgets.h"

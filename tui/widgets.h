@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* widgets.h - the few reusable pieces the steps are built from.
  *
  * Widgets hold state only; they draw into a rectangle of a window the caller

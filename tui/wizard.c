@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wizard.c - the step runner: the walk, the keys every step shares, the
  * screen frame, help, quit, resume, and the headless scripted mode. */
 #include "wizard.h"

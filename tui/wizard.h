@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wizard.h - the step runner: a const table of steps, each one file with
  * its ops (docs/style.md), the context they share, and the few calls a step
  * makes back into the runner.

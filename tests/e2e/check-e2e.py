@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """End-to-end test: a nested VM really gets the device, through real libvirt.
 
 Run by `make check-e2e` (tests/e2e/check-e2e.sh).  Exit status: 0 passed,

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-e2e.sh - entry point of the end-to-end test (make check-e2e): runs
 # check-e2e.py with python3; exit 77 (skip) when it cannot run at all.
 # Environment: top_srcdir, top_builddir (set by make), VFIOWIZ (binary),

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck disable=SC2086 # $VIRSH is the command and its options, split on purpose
 # l1step.sh - the test step of one boot of L1 (the end-to-end test's host),
 # installed as /vwtest/guest.sh and run by /sbin/vwtest-init

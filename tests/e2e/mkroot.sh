@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkroot.sh - the cached root file system of L1, the end-to-end test's host.
 #
 #   mkroot.sh CACHEDIR

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden tests of `vfiowiz guest-check` (text and --json): on the captured
 # two-H200 guest (the fixture tree tests/out/hosts/h200x2-nvlink-guest), on
 # the live capture of a real H200 VM (tests/guest/live-h200/), and on one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostile.c - build hostile tar archives byte by byte. */
 #define _GNU_SOURCE
 #include "hostile.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* hostile.h - hostile snapshot archives, made at test time.
  *
  * A raw tar writer with no checks at all (names, types, sizes and links are

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* mkhostile - write every hostile archive of hostile.c into a folder.
  *
  *	mkhostile OUTDIR [TAG]

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # h200-cmd.sh FACTS TREE
 #
 # Turn the "$ command" sections of a captured facts file into recorded

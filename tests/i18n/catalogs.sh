@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Every catalog of po/LINGUAS is valid (msgfmt --check), complete (no fuzzy
 # and no untranslated message) and up to date with the sources: a .pot made
 # now with po/Makevars' XGETTEXT_OPTIONS, each of whose msgids must be in

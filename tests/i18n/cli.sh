@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The commands in every language of po/LINGUAS, on the fixture hosts
 # (tests/out/hosts/NAME) and the golden plan cases (tests/plans/NAME):
 #

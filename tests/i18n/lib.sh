@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # shellcheck shell=sh
 # lib.sh - shared by the i18n tests (sourced, POSIX sh).
 #

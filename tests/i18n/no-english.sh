@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # No English on the wizard's screens in a translated run: the wizard walked
 # headless (--demo --script --dump, 80x24) in English and in every language
 # of po/LINGUAS, through every step, the help of each, the dialogs, the

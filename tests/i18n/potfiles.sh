@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # po/POTFILES.in and the sources agree: every file of core/ and tui/ with a
 # string marked for translation (_("..."), N_("..."), ngettext("...")) is
 # listed, and every file listed exists.  A file that only mentions _( in a

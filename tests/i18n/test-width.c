@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-width.c - the TUI's text helpers with translated labels: display
  * widths (wcswidth, never bytes), padding, clipping with an ellipsis,
  * wrapping and a list in a narrow column, with Italian, Spanish and French

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # NVLink in the wizard, headless, on a copy of the nvswitch-8gpu fixture
 # (its recorded nvidia-smi topo -m: eight H100s and four NVSwitches in one
 # NVLink set):

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Resume after quitting and after the reboot, headless, on a copy of the
 # demo host given with --sysroot (so the state file outlives each run):
 #  1. walk to step 4 and quit: the next run opens on step 4, choices kept;

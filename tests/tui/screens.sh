@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Golden screens of the wizard: a headless, scripted run on the demo host for
 # each tests/screens/NAME.keys, whose last screen (80x24 unless the keys file
 # says otherwise) must equal tests/screens/NAME.txt.  The expected screens

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-walk.c - the random walk property test of the wizard (issue 13).
  *
  * Seeded random key sequences drive the real wizard in this process

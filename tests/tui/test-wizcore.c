@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-wizcore.c - the core modules behind the wizard: the state file,
  * the choice edits of the steps, the checks after the reboot with their
  * catalogue, and the demo host's copy and pretend reboot. */

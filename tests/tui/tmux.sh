@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Real-terminal tests of the wizard in tmux: the whole walk on the demo host
 # in en, fr, it and es; a resize in the middle of a step; the too-small
 # message; TERM=xterm-256color, screen, tmux, linux and vt100; NO_COLOR; and

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0-or-later
 """Real-kernel test: boot Debian's kernel in QEMU with an emulated IOMMU, run
 vfiowiz inside, apply, reboot, and see what the kernel does with our files.
 

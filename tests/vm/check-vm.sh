@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # check-vm.sh - entry point of the real-kernel test (make check-vm).
 # Finds python3 (installs python3-minimal with apt-get when missing and
 # allowed) and runs check-vm.py; exit 77 (skip) when it cannot run at all.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # guest.sh - the test step of one boot, run by /sbin/vwtest-init (rootinit) on
 # the real root; its output goes to the second serial port (check-vm.py).
 #

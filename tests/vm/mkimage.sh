@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: GPL-2.0-or-later
 # mkimage.sh - build the guest of the real-kernel test.
 #
 #   mkimage.sh KVER VFIOWIZ SRCDIR OUTDIR
