@@ -1288,6 +1288,10 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 	if (!c->vm.existing && c->vm.guest_os == VW_GUEST_WINDOWS && !c->vm.virtio_iso[0])
 		vw_vm_info_note(info, _("Windows Setup needs the virtio-win drivers to see the virtio disk: attach the Windows installer and the virtio-win ISO as CD-ROMs before the first start (virt-manager, or virt-xml %s --add-device --disk PATH,device=cdrom)."),
 				name);
+	/* The Windows template's TPM 2.0 is emulated by swtpm: without it the
+	 * domain is defined but does not start (found by tests/e2e). */
+	if (!c->vm.existing && c->vm.guest_os == VW_GUEST_WINDOWS && !vw_sysroot_exists(ctx->sr, "usr/bin/swtpm"))
+		vw_vm_info_note(info, _("The VM has a TPM 2.0, which Windows 11 needs; libvirt emulates it with swtpm, which this host does not have: install it (Debian, Ubuntu: apt install swtpm swtpm-tools; Fedora: dnf install swtpm swtpm-tools), or the VM will not start (\"TPM version '2.0' is not supported\")."));
 	if (!c->vm.existing && c->vm.install_iso[0])
 		vw_vm_info_note(info, _("The installer ISO boots first, then the disk: once the OS is installed, eject it with virsh change-media %s sda --eject --config."),
 				name);

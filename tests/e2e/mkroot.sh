@@ -21,7 +21,7 @@ suite=${VW_E2E_SUITE:-bookworm}
 # iproute2 for a look at the devices; busybox-static for the boot scripts.
 # A package that fails in the chroot leaves it out here; the minimal set
 # that works is what stays listed.
-pkgs=${VW_E2E_PACKAGES:-libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,qemu-system-x86,ovmf,kmod,pciutils,iproute2,busybox-static}
+pkgs=${VW_E2E_PACKAGES:-libvirt-daemon,libvirt-daemon-driver-qemu,libvirt-clients,qemu-system-x86,ovmf,swtpm,swtpm-tools,kmod,pciutils,iproute2,busybox-static}
 
 mirror=${VW_E2E_MIRROR:-}
 if [ -z "$mirror" ]; then
