@@ -87,7 +87,9 @@ libvirtd_start() {
 
 # tcg FILE: the changes a domain vfiowiz writes (from the shipped
 # templates) needs under L1, which has
-# no KVM (L0 emulates it) and no libvirt network "default" (no dnsmasq):
+# no KVM (L0 emulates it; so also none of the Hyper-V enlightenments that
+# only KVM emulates: vpindex, runtime, synic, stimer, reset, frequencies,
+# tlbflush, ipi) and no libvirt network "default" (no dnsmasq):
 # each is printed, nothing else of the document is touched.  QEMU must take
 # every other option as vfiowiz wrote it.
 tcg() {
@@ -95,6 +97,7 @@ tcg() {
 	sed -i -e 's/<domain type="kvm"/<domain type="qemu"/' \
 		-e 's/<cpu mode="host-passthrough"/<cpu mode="maximum"/' \
 		-e '/<ioapic driver="kvm"\/>/d' \
+		-e '/<\(vpindex\|runtime\|synic\|stimer\|reset\|frequencies\|tlbflush\|ipi\) state="on"\/>/d' \
 		-e 's/<interface type="network">/<interface type="user">/' \
 		-e '/<source network="default"\/>/d' "$1"
 	echo "TCG adaptation of $1:"
@@ -128,7 +131,7 @@ template() {
 		tail -20 "/var/log/libvirt/qemu/$name.log" 2>/dev/null
 	else
 		# The QEMU command line libvirt made of it.
-		tr '\0' ' ' < "/proc/$(cat "/run/libvirt/qemu/$name.pid")/cmdline" | head -c 3000
+		tr '\0' ' ' < "/proc/$(cat "/run/libvirt/qemu/$name.pid")/cmdline" | head -c 30000
 		echo
 	fi
 	timeout 60 $VIRSH destroy "$name" >/dev/null 2>&1
