@@ -257,6 +257,10 @@ static void test_detect_one_chain(void **state)
 		for (size_t k = 0; cases[i].files[k]; k++)
 			tu_write(root, cases[i].files[k], "x\n");
 		facts_init(&f);
+		/* The probe fills the distribution strings afresh. */
+		free(f.distro.id), free(f.distro.id_like), free(f.distro.version_id);
+		free(f.distro.pretty_name), free(f.distro.bootloader_evidence);
+		free(f.distro.initramfs_evidence);
 		vw_probe_distro(&f, sr);
 		if (f.distro.bootloader != cases[i].bl || f.distro.initramfs != cases[i].irfs)
 			fail_msg("case %zu: facts say %s/%s", i, vw_bootloader_name(f.distro.bootloader),

@@ -1,5 +1,4 @@
 #!/bin/sh
-# SPDX-License-Identifier: GPL-2.0-or-later
 # enable-xrdp.sh - written by vfiowiz for this VM.
 #
 # Copy it into the Linux guest (Debian, Ubuntu or Fedora) and run it there
