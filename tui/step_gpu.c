@@ -186,6 +186,16 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			}
 			vw_unit_done(&u);
 		}
+		/* Which of several identical rows is which: a VF names its PF. */
+		if (d->vf) {
+			/* TRANSLATORS: an SR-IOV virtual function in a list row: "VF 3 of 00:02.0" */
+			vw_buf_printf(&b, _("VF %d of %s"), d->vf_index + 1, f->devs[d->physfn].addr + 5);
+			vw_buf_adds(&b, ", ");
+		} else if (d->sriov_num > 0) {
+			/* TRANSLATORS: a GPU whose SR-IOV virtual functions are enabled: "7 VFs" */
+			vw_buf_printf(&b, ngettext("%d VF", "%d VFs", (unsigned long)d->sriov_num), d->sriov_num);
+			vw_buf_adds(&b, ", ");
+		}
 		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
 		vw_item_note(it, b.data);
 		vw_buf_done(&b);
