@@ -161,6 +161,20 @@ static const struct vw_change *change_of(const struct vw_plan *p, const char *pa
 	return NULL;
 }
 
+/* The answers must be refused, with a message that says why. */
+static void expect_refused(struct host *h, const char *answers, const char *why)
+{
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+
+	assert_int_not_equal(plan_for(h, answers, &plan, &pi, &err), 0);
+	if (!strstr(err.msg, why))
+		fail_msg("refused with \"%s\", not \"%s\"", err.msg, why);
+	vw_plan_info_done(&pi);
+	vw_plan_done(&plan);
+}
+
 static void test_plan_vf(void **state)
 {
 	struct vw_plan plan;
@@ -197,11 +211,7 @@ static void test_plan_vf(void **state)
 	vw_plan_done(&plan);
 
 	/* The PF, with its seven VFs on i915: refused, whatever the opt-ins. */
-	assert_int_not_equal(plan_for(&h, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n",
-				      &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "7 virtual functions in use"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
+	expect_refused(&h, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n", "7 virtual functions in use");
 	host_close(&h);
 }
 
@@ -265,16 +275,9 @@ static void test_mdev(void **state)
 	vw_plan_done(&plan);
 
 	/* Refusals: an unknown type, more than the VF has room for, bad syntax. */
-	assert_int_not_equal(plan_for(&h, "mdev = {\"0000:41:00.4=nvidia-999\"}\nvm {\n name = \"ai\"\n}\n",
-				      &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "offers no mediated device type nvidia-999"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
-	assert_int_not_equal(plan_for(&h, "mdev = {\"0000:41:00.4=nvidia-701\", \"0000:41:00.4=nvidia-701\"}\n"
-					  "vm {\n name = \"ai\"\n}\n", &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "room for 1 mediated device of type nvidia-701, and 2"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
+	expect_refused(&h, "mdev = {\"0000:41:00.4=nvidia-999\"}\nvm {\n name = \"ai\"\n}\n", "offers no mediated device type nvidia-999");
+	expect_refused(&h, "mdev = {\"0000:41:00.4=nvidia-701\", \"0000:41:00.4=nvidia-701\"}\n"
+		       "vm {\n name = \"ai\"\n}\n", "room for 1 mediated device of type nvidia-701, and 2");
 	memset(&c, 0, sizeof(c));
 	{
 		static const char bad[] = "mdev = {\"0000:41:00.4\"}\n";
@@ -314,14 +317,8 @@ static void test_numvfs(void **state)
 	vw_plan_info_done(&pi);
 	vw_plan_done(&plan);
 
-	assert_int_not_equal(plan_for(&h, "sriov_numvfs = {\"0000:00:02.0=8\"}\n", &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "at most 7 virtual functions, not 8"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
-	assert_int_not_equal(plan_for(&h, "sriov_numvfs = {\"0000:01:00.0=2\"}\n", &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "cannot make SR-IOV virtual functions"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
+	expect_refused(&h, "sriov_numvfs = {\"0000:00:02.0=8\"}\n", "at most 7 virtual functions, not 8");
+	expect_refused(&h, "sriov_numvfs = {\"0000:01:00.0=2\"}\n", "cannot make SR-IOV virtual functions");
 	host_close(&h);
 }
 
@@ -365,19 +362,9 @@ static void test_vendor_vgpu(void **state)
 	vw_plan_done(&plan);
 
 	/* A type the VF does not list, a VF twice, and Proxmox: refused. */
-	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1234\"}\n", &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "cannot take vGPU type 1234"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
-	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1004\", \"0000:41:00.4=1002\"}\n", &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "given twice"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
-	assert_int_not_equal(plan_for(&h, "vgpu = {\"0000:41:00.4=1004\"}\nvm {\n target = proxmox\n vmid = 100\n}\n",
-				      &plan, &pi, &err), 0);
-	assert_non_null(strstr(err.msg, "libvirt only"));
-	vw_plan_info_done(&pi);
-	vw_plan_done(&plan);
+	expect_refused(&h, "vgpu = {\"0000:41:00.4=1234\"}\n", "cannot take vGPU type 1234");
+	expect_refused(&h, "vgpu = {\"0000:41:00.4=1004\", \"0000:41:00.4=1002\"}\n", "given twice");
+	expect_refused(&h, "vgpu = {\"0000:41:00.4=1004\"}\nvm {\n target = proxmox\n vmid = 100\n}\n", "libvirt only");
 	host_close(&h);
 }
 
