@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #include "answers.h"
-#include "change.h"
+#include "plan.h"
 #include "facts.h"
 #include "sysroot.h"
 #include "vmplan.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ansible.h - a plan (core/change.h) as an Ansible playbook, for fleets.
+/* ansible.h - a plan (core/plan.h) as an Ansible playbook, for fleets.
  *
  * `vfiowiz plan --answers F --format ansible` writes one play that makes the
  * same changes as `vfiowiz apply` would on the host the plan was made on:
@@ -34,7 +34,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "change.h"
+#include "plan.h"
 #include "hostplan.h"
 #include "vw.h"
 

@@ -35,7 +35,7 @@
 #include <time.h>
 
 #include "atomic.h"
-#include "change.h"
+#include "plan.h"
 #include "sysroot.h"
 #include "vw.h"
 

@@ -20,7 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "change.h"
+#include "plan.h"
 
 #define TMP_PREFIX ".vfiowiz-"
 #define TMP_SUFFIX ".tmp"

@@ -26,7 +26,7 @@
 #include <sys/types.h>
 
 #include "answers.h"
-#include "change.h"
+#include "plan.h"
 #include "cmdline.h"
 #include "facts.h"
 #include "sysroot.h"

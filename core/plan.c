@@ -1,206 +1,403 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* plan.c - the whole plan: NVLink sets, unit, host, VM, guest access. */
+/* plan.c - building a plan: whole-file changes read through the sysroot. */
 #include "plan.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <stdio.h>
+#include <strings.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-void vw_plan_info_done(struct vw_plan_info *pi)
+#include "exec.h"
+
+#define NONE ((size_t)-1)
+
+void vw_plan_init(struct vw_plan *p)
 {
-	vw_nvlink_done(&pi->nl);
-	vw_unit_done(&pi->u);
-	vw_hostplan_done(&pi->hp);
-	vw_vm_info_done(&pi->vm);
-	vw_access_info_done(&pi->acc);
-	for (size_t i = 0; i < pi->nnotes; i++)
-		free(pi->notes[i]);
-	free(pi->notes);
-	memset(pi, 0, sizeof(*pi));
+	memset(p, 0, sizeof(*p));
+	p->post_cmds = vw_xcalloc(1, sizeof(char *));
+	p->last = NONE;
 }
 
-int vw_plan_nvlink(struct vw_nvlink *nl, const struct vw_sysroot *sr, const struct vw_facts *f,
-		   const struct vw_choices *c, struct vw_err *err)
+static void change_free(struct vw_change *c)
 {
-	struct vw_buf sets = VW_BUF_INIT;
-	char where[300];
-	int r;
+	free(c->path);
+	free(c->old_data);
+	free(c->new_data);
+	free(c->why);
+	vw_strv_free(c->post);
+	memset(c, 0, sizeof(*c));
+}
 
-	if (!c->nvlink_known)
-		return vw_nvlink_probe(nl, sr, f, err);
-	for (size_t i = 0; i < c->nnvlink; i++)
-		vw_buf_printf(&sets, "%s%s", i ? " " : "", c->nvlink[i]);
-	r = vw_nvlink_from_string(nl, sets.data ? sets.data : "", err);
-	vw_buf_done(&sets);
-	if (r < 0)
-		vw_err_prefix(err, "%s'nvlink'", vw_choices_where(c, c->nvlink_line, where, sizeof(where)));
+void vw_plan_done(struct vw_plan *p)
+{
+	for (size_t i = 0; i < p->n; i++)
+		change_free(&p->v[i]);
+	free(p->v);
+	vw_strv_free(p->post_cmds);
+	memset(p, 0, sizeof(*p));
+	p->last = NONE;
+}
+
+char *vw_change_normpath(const char *path, struct vw_err *err)
+{
+	const char *s = path ? path : "";
+	size_t n;
+
+	while (*s == '/')
+		s++;
+	if (!*s) {
+		vw_err_set(err, -EINVAL, _("empty file name in the plan"));
+		return NULL;
+	}
+	for (const char *c = s; *c;) {
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.') ||
+		    n > NAME_MAX) {
+			vw_err_set(err, -EINVAL, _("invalid file name in the plan: %s"), path);
+			return NULL;
+		}
+		c += n;
+		if (*c == '/')
+			c++;
+		if (!*c && c[-1] == '/') {
+			vw_err_set(err, -EINVAL, _("invalid file name in the plan: %s"), path);
+			return NULL;
+		}
+	}
+	return vw_xstrdup(s);
+}
+
+static size_t strv_len(char *const *v)
+{
+	size_t n = 0;
+
+	while (v && v[n])
+		n++;
+	return n;
+}
+
+static bool strv_has(char *const *v, const char *s)
+{
+	for (size_t i = 0; v && v[i]; i++)
+		if (!strcmp(v[i], s))
+			return true;
+	return false;
+}
+
+/* Append a copy of s unless present; *v may be NULL. */
+static void strv_add_once(char ***v, const char *s)
+{
+	size_t n = strv_len(*v);
+
+	if (strv_has(*v, s))
+		return;
+	*v = vw_xreallocarray(*v, n + 2, sizeof(char *));
+	(*v)[n] = vw_xstrdup(s);
+	(*v)[n + 1] = NULL;
+}
+
+char **vw_plan_posts(const struct vw_plan *p, const bool *accept)
+{
+	char **v = vw_xcalloc(1, sizeof(char *));
+
+	for (size_t i = 0; i < p->n; i++) {
+		if (accept && !accept[i])
+			continue;
+		for (size_t k = 0; p->v[i].post && p->v[i].post[k]; k++)
+			strv_add_once(&v, p->v[i].post[k]);
+	}
+	return v;
+}
+
+/* The plan-wide list is derived, so dropping a change can never leave one of
+ * its commands behind. */
+static void recompute_posts(struct vw_plan *p)
+{
+	vw_strv_free(p->post_cmds);
+	p->post_cmds = vw_plan_posts(p, NULL);
+	p->npost = strv_len(p->post_cmds);
+}
+
+static size_t find_index(const struct vw_plan *p, const char *norm)
+{
+	for (size_t i = 0; i < p->n; i++)
+		if (!strcmp(p->v[i].path, norm))
+			return i;
+	return NONE;
+}
+
+const struct vw_change *vw_plan_find(const struct vw_plan *p, const char *path)
+{
+	char *norm = vw_change_normpath(path, NULL);
+	size_t i;
+
+	if (!norm)
+		return NULL;
+	i = find_index(p, norm);
+	free(norm);
+	return i == NONE ? NULL : &p->v[i];
+}
+
+static void remove_index(struct vw_plan *p, size_t i)
+{
+	change_free(&p->v[i]);
+	memmove(&p->v[i], &p->v[i + 1], (p->n - i - 1) * sizeof(p->v[0]));
+	p->n--;
+}
+
+/* Read what is on disk now; a missing file is not an error. */
+static int read_old(const struct vw_sysroot *sr, const char *path, struct vw_change *c,
+		    struct vw_err *err)
+{
+	int r = vw_sysroot_read(sr, path, &c->old_data, &c->old_len, VW_PLAN_MAX_FILE, err);
+
+	if (r == -ENOENT) {
+		c->old_data = vw_xstrdup("");
+		c->old_len = 0;
+		c->old_exists = false;
+		vw_err_clear(err);
+		return 0;
+	}
+	c->old_exists = r == 0;
 	return r;
 }
 
-static void add_notes(struct vw_plan_info *pi, char *const *notes, size_t n)
+static bool unchanged(const struct vw_change *c)
 {
-	for (size_t i = 0; i < n && notes[i]; i++) {
-		pi->notes = vw_xreallocarray(pi->notes, pi->nnotes + 1, sizeof(char *));
-		pi->notes[pi->nnotes++] = vw_xstrdup(notes[i]);
-	}
+	if (c->remove)
+		return !c->old_exists;
+	return c->old_exists && c->old_len == c->new_len &&
+	       !memcmp(c->old_data, c->new_data, c->new_len);
 }
 
-/* The unit's warnings, but for the boot display: the host plan says what
- * happens to it in more words. */
-static void unit_notes(struct vw_plan_info *pi)
+static void set_new(struct vw_change *c, const struct vw_file_spec *s)
 {
-	for (size_t i = 0; i < pi->u.issues.n; i++) {
-		const struct vw_finding *x = &pi->u.issues.v[i];
-		char *msg = x->msg;
-
-		size_t cl = strlen(x->code);
-
-		/* no-group: said by vw_plan_build_all() with the plan's answer. */
-		if (x->sev < VW_SEV_WARN || !strcmp(x->code, "boot-vga") || !strcmp(x->code, "no-group"))
-			continue;
-		/* What the host loses by the user's opt-in: with what to mind. */
-		if (cl > 8 && !strcmp(x->code + cl - 8, "-allowed") && *x->remedy) {
-			msg = vw_xasprintf("%s %s", x->msg, x->remedy);
-			add_notes(pi, &msg, 1);
-			free(msg);
-		} else {
-			add_notes(pi, &msg, 1);
-		}
+	free(c->new_data);
+	c->remove = s->flags & VW_CHANGE_REMOVE;
+	if (c->remove) {
+		c->new_data = vw_xstrdup("");
+		c->new_len = 0;
+	} else {
+		c->new_data = vw_xmalloc(s->len + 1);
+		if (s->len)
+			memcpy(c->new_data, s->data, s->len);
+		c->new_data[s->len] = '\0';
+		c->new_len = s->len;
 	}
+	c->secret = c->secret || (s->flags & VW_CHANGE_SECRET);
+	c->mode = (s->mode ? s->mode : 0644) & 07777;
+	if (c->secret)
+		c->mode = 0600;
+	if (!c->why)
+		c->why = vw_xstrdup(s->why ? s->why : "");
+	for (size_t k = 0; s->post && s->post[k]; k++)
+		strv_add_once(&c->post, s->post[k]);
 }
 
-int vw_plan_dynamic_check(const struct vw_facts *f, const struct vw_unit *u, const struct vw_choices *c,
-			  struct vw_err *err)
+/* A command line that vw_exec_split() accepts and that names a program. */
+static bool post_ok(const char *cmd)
 {
-	char where[300];
+	char **argv = NULL;
+	bool ok = cmd && vw_exec_split(cmd, &argv, NULL) > 0;
 
-	if (c->gpu_mode != VW_GPU_DYNAMIC)
-		return 0;
-	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
-	/* What the facts know the host needs is a blocker of the unit already
-	 * (unit.h host-storage, host-network), unless opted in.  Beyond that:
-	 * a network or storage controller in a GPU's IOMMU group is the host's
-	 * own (chipset) one, whether chosen or pulled in by the group; a NIC
-	 * of its own group, given to the VM on purpose, is fine. */
-	for (size_t k = 0; k < u->n; k++) {
-		const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
-		unsigned base = d->class_code >> 16;
+	vw_strv_free(argv);
+	return ok;
+}
 
-		if (d->group < 0 || (base == 0x01 && c->allow_host_storage) ||
-		    (base == 0x02 && c->allow_host_network) || (base != 0x01 && base != 0x02))
-			continue;
-		for (size_t j = 0; j < u->n; j++) {
-			const struct vw_pci_dev *g = &f->devs[u->m[j].dev];
-
-			if (g->group == d->group && vw_dev_is_display(g))
-				return vw_err_set(err, -EPERM,
-						  _("%sgpu_mode = dynamic refused: %s (%s) is in IOMMU group %d with the GPU %s, so the hooks would take it from the host at every start of the VM: the host may lose its network or disks (and this SSH session). Move the GPU to a slot with an IOMMU group of its own, or keep gpu_mode = static"),
-						  where, d->addr, *d->device_name ? d->device_name : _("unknown device"),
-						  d->group, g->addr);
-		}
-	}
+static int check_spec(const struct vw_file_spec *s, struct vw_err *err)
+{
+	if (!(s->flags & VW_CHANGE_REMOVE) && s->len > VW_PLAN_MAX_FILE)
+		return vw_err_set(err, -EFBIG, _("/%s would be larger than %u bytes"), s->path,
+				  VW_PLAN_MAX_FILE);
+	if (!(s->flags & VW_CHANGE_REMOVE) && s->len && !s->data)
+		return vw_err_set(err, -EINVAL, _("no contents given for /%s"), s->path);
+	for (size_t k = 0; s->post && s->post[k]; k++)
+		if (!post_ok(s->post[k]))
+			return vw_err_set(err, -EINVAL, _("invalid post-command for /%s: %s"),
+					  s->path, s->post[k]);
 	return 0;
 }
 
-/* A member in no IOMMU group cannot be passed through: refused, unless
- * this very plan turns the IOMMU on (then the groups are known only after
- * the reboot, and the user is told to look at them then).  A host plan
- * that changes nothing binds nothing new (the same answers applied before
- * the reboot): only said. */
-static int no_group(struct vw_plan_info *pi, const struct vw_facts *f, bool host_changes,
-		    struct vw_err *err)
+int vw_plan_add(struct vw_plan *p, const struct vw_sysroot *sr,
+		const struct vw_file_spec *spec, struct vw_err *err)
 {
-	const char *addr = NULL;
-	char *msg;
-
-	for (size_t i = 0; i < pi->u.n && !addr; i++)
-		if (f->devs[pi->u.m[i].dev].group < 0)
-			addr = f->devs[pi->u.m[i].dev].addr;
-	if (!addr)
-		return 0;
-	if (pi->hp.turns_iommu_on || !host_changes) {
-		msg = vw_xstrdup(pi->hp.turns_iommu_on
-				 ? _("This host has no IOMMU groups yet: the plan turns the IOMMU on, and the groups are known only after the reboot. Then run vfiowiz again (or 'vfiowiz groups') to see which devices share a group with the chosen ones before they are used.")
-				 : f->iommu.ngroups ? _("A device of the unit is in no IOMMU group: it cannot be passed through.")
-				 : _("This host has no IOMMU groups: nothing can be passed through until the IOMMU is on."));
-		add_notes(pi, &msg, 1);
-		free(msg);
-		return 0;
-	}
-	if (f->iommu.ngroups)
-		return vw_err_set(err, -EPERM,
-				  _("%s is in no IOMMU group, although the IOMMU is on: it cannot be passed through. See 'vfiowiz groups --all'; a device behind a bridge the IOMMU does not cover cannot go to a VM."),
-				  addr);
-	if (!f->fw.dmar && !f->fw.ivrs)
-		return vw_err_set(err, -EPERM,
-				  _("%s is in no IOMMU group: the firmware publishes no IOMMU (no DMAR or IVRS table), and no kernel parameter can turn it on. Enable VT-d (Intel) or AMD-Vi/IOMMU (AMD) in the firmware setup, boot, then run vfiowiz again."),
-				  addr);
-	return vw_err_set(err, -EPERM,
-			  _("%s is in no IOMMU group: the IOMMU is off, and this plan does not turn it on (the parameter that turns it off is not in a file the plan edits: look at the firmware's boot entry or the boot menu). Turn the IOMMU on, boot, then run vfiowiz again."),
-			  addr);
-}
-
-int vw_plan_build_all(struct vw_plan *plan, const struct vw_sysroot *sr, const struct vw_facts *f,
-		      const struct vw_choices *c, struct vw_plan_info *out, struct vw_err *err)
-{
-	int *devs;
-	size_t nbefore;
+	struct vw_change nc = { 0 };
+	char *norm;
+	size_t i;
 	int r;
 
-	vw_plan_info_done(out);
-	r = vw_plan_nvlink(&out->nl, sr, f, c, err);
-	if (r < 0)
+	p->last = NONE;
+	norm = vw_change_normpath(spec->path, err);
+	if (!norm)
+		return -EINVAL;
+	r = check_spec(spec, err);
+	if (r < 0) {
+		free(norm);
 		return r;
-	r = vw_unit_build_choices(&out->u, f, &out->nl, c, err);
-	if (r < 0)
-		return r;
-	{
-		/* The first blocker with its remedy, then the others' messages:
-		 * the user learns every reason at once. */
-		struct vw_buf b = VW_BUF_INIT;
-
-		for (size_t i = 0; i < out->u.issues.n; i++) {
-			const struct vw_finding *x = &out->u.issues.v[i];
-
-			if (x->sev != VW_SEV_BLOCKER)
-				continue;
-			if (!b.len)
-				vw_buf_printf(&b, "%s%s%s", x->msg, *x->remedy ? " " : "", x->remedy);
-			else
-				vw_buf_printf(&b, " %s %s", _("Also:"), x->msg);
-		}
-		if (b.len) {
-			r = vw_err_set(err, -EPERM, "%s", b.data);
-			vw_buf_done(&b);
+	}
+	i = find_index(p, norm);
+	if (i == NONE) {
+		nc.path = norm;
+		r = read_old(sr, norm, &nc, err);
+		if (r < 0) {
+			change_free(&nc);
 			return r;
 		}
+		if (p->n == p->cap) {
+			p->cap = p->cap ? 2 * p->cap : 8;
+			p->v = vw_xreallocarray(p->v, p->cap, sizeof(p->v[0]));
+		}
+		i = p->n++;
+		p->v[i] = nc;
+	} else {
+		free(norm);
 	}
-	r = vw_plan_dynamic_check(f, &out->u, c, err);
-	if (r < 0)
-		return r;
-	unit_notes(out);
+	set_new(&p->v[i], spec);
+	if (unchanged(&p->v[i])) {
+		remove_index(p, i);
+		recompute_posts(p);
+		return 0;
+	}
+	p->last = i;
+	recompute_posts(p);
+	return 1;
+}
 
-	devs = vw_xcalloc(out->u.n + 1, sizeof(int));
-	for (size_t i = 0; i < out->u.n; i++)
-		devs[i] = out->u.m[i].dev;
-	nbefore = plan->n;
-	r = vw_hostplan_build(plan, &out->hp, f, sr, c, devs, out->u.n, err);
-	free(devs);
-	if (r < 0)
-		return r;
-	r = no_group(out, f, plan->n > nbefore, err);
-	if (r < 0)
-		return r;
-	add_notes(out, out->hp.notes, out->hp.nnotes);
+int vw_plan_add_file(struct vw_plan *p, const struct vw_sysroot *sr, const char *path,
+		     const char *data, size_t len, mode_t mode, const char *why,
+		     struct vw_err *err)
+{
+	struct vw_file_spec s = {
+		.path = path, .data = data, .len = len, .mode = mode, .why = why,
+	};
 
-	r = vw_vmplan_build(plan, sr, f, c, &out->u, &out->vm, err);
-	if (r < 0)
-		return r;
-	add_notes(out, out->vm.notes, out->vm.nnotes);
+	return vw_plan_add(p, sr, &s, err);
+}
 
-	r = vw_accessplan_build(plan, sr, f, c, &out->vm, &out->acc, err);
-	if (r < 0)
-		return r;
-	add_notes(out, out->acc.notes, out->acc.nnotes);
+int vw_plan_remove_file(struct vw_plan *p, const struct vw_sysroot *sr, const char *path,
+			const char *why, struct vw_err *err)
+{
+	struct vw_file_spec s = { .path = path, .why = why, .flags = VW_CHANGE_REMOVE };
+
+	return vw_plan_add(p, sr, &s, err);
+}
+
+int vw_plan_add_post(struct vw_plan *p, const char *cmd)
+{
+	if (!post_ok(cmd))
+		return -EINVAL;
+	if (p->last == NONE || p->last >= p->n)
+		return 0;
+	strv_add_once(&p->v[p->last].post, cmd);
+	recompute_posts(p);
 	return 0;
+}
+
+int vw_plan_read(const struct vw_plan *p, const struct vw_sysroot *sr, const char *path,
+		 char **data, size_t *len, struct vw_err *err)
+{
+	const struct vw_change *c = vw_plan_find(p, path);
+	char *norm;
+	int r;
+
+	*data = NULL;
+	*len = 0;
+	if (c) {
+		if (c->remove)
+			return vw_err_set(err, -ENOENT, _("/%s is removed by the plan"), c->path);
+		*data = vw_xmalloc(c->new_len + 1);
+		memcpy(*data, c->new_data, c->new_len + 1);
+		*len = c->new_len;
+		return 0;
+	}
+	norm = vw_change_normpath(path, err);
+	if (!norm)
+		return -EINVAL;
+	r = vw_sysroot_read(sr, norm, data, len, VW_PLAN_MAX_FILE, err);
+	free(norm);
+	return r;
+}
+
+/* Length of one written form of the byte c at s (n bytes left), trying the
+ * alternative alt (0, 1, ...); 0 when alt does not match, -1 past the last
+ * alternative.  Longer forms come first so that a match covers all of it. */
+static int enc_len(const char *s, size_t n, unsigned char c, int alt)
+{
+	static const char hex[] = "0123456789abcdef";
+	char e[16];
+
+	switch (alt) {
+	case 0:	/* shell: a single quote inside '...' */
+		if (c != '\'')
+			return 0;
+		if (n >= 4 && !memcmp(s, "'\\''", 4))
+			return 4;
+		return n >= 5 && !memcmp(s, "'\"'\"'", 5) ? 5 : 0;
+	case 1:	/* XML: named entities */
+		snprintf(e, sizeof(e), "%s", c == '&' ? "&amp;" : c == '<' ? "&lt;" : c == '>' ? "&gt;" :
+			 c == '"' ? "&quot;" : c == '\'' ? "&apos;" : "");
+		break;
+	case 2:	/* XML: character references */
+		snprintf(e, sizeof(e), "&#%u;", c);
+		break;
+	case 3:
+		snprintf(e, sizeof(e), "&#x%x;", c);
+		break;
+	case 4:	/* URL: %XX in either case; + for a blank in a query */
+		if (n >= 3 && s[0] == '%' && tolower((unsigned char)s[1]) == hex[c >> 4] &&
+		    tolower((unsigned char)s[2]) == hex[c & 15])
+			return 3;
+		return c == ' ' && n >= 1 && s[0] == '+' ? 1 : 0;
+	case 5:	/* backslash escapes: "...", libconfuse, C */
+		return n >= 2 && s[0] == '\\' && (unsigned char)s[1] == c ? 2 : 0;
+	case 6:
+		return n >= 1 && (unsigned char)s[0] == c ? 1 : 0;
+	default:
+		return -1;
+	}
+	if (!*e)
+		return 0;
+	return n >= strlen(e) && !strncasecmp(s, e, strlen(e)) ? (int)strlen(e) : 0;
+}
+
+/* Length of secret written at s in any of the forms above (mixed forms
+ * too: masking more is harmless), or 0. */
+static size_t enc_match(const char *s, size_t n, const char *secret)
+{
+	if (!*secret)
+		return 0;
+	for (int alt = 0;; alt++) {
+		int l = enc_len(s, n, (unsigned char)*secret, alt);
+		size_t rest;
+
+		if (l < 0)
+			return 0;
+		if (!l)
+			continue;
+		if (!secret[1])
+			return (size_t)l;
+		rest = enc_match(s + l, n - (size_t)l, secret + 1);
+		if (rest)
+			return (size_t)l + rest;
+	}
+}
+
+char *vw_change_mask(const char *s, size_t len, const char *secret, size_t *outlen)
+{
+	struct vw_buf b = VW_BUF_INIT;
+	size_t m;
+
+	for (size_t i = 0; i < len;) {
+		if (secret && *secret && (m = enc_match(s + i, len - i, secret))) {
+			vw_buf_adds(&b, "********");
+			i += m;
+		} else {
+			vw_buf_addc(&b, s[i++]);
+		}
+	}
+	*outlen = b.len;
+	return b.data ? vw_buf_steal(&b) : vw_xstrdup("");
 }

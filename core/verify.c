@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "exec.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "unit.h"
 
 static const struct vw_trouble catalogue[] = {
@@ -308,7 +308,7 @@ void vw_verify_run(struct vw_verify *out, const struct vw_sysroot *sr, const str
 	memset(out, 0, sizeof(*out));
 	/* The unit the plan bound: NVLink peers included (the sets recorded
 	 * in the state; nvidia-smi sees nothing once vfio-pci has the GPUs). */
-	vw_plan_nvlink(&nl, sr, f, c, NULL);
+	vw_pipeline_nvlink(&nl, sr, f, c, NULL);
 	if (vw_unit_build_choices(&u, f, &nl, c, NULL) < 0)
 		memset(&u, 0, sizeof(u));
 	vw_nvlink_done(&nl);

@@ -37,7 +37,7 @@
 #include <stddef.h>
 
 #include "answers.h"
-#include "change.h"
+#include "plan.h"
 #include "facts.h"
 #include "sysroot.h"
 #include "unit.h"

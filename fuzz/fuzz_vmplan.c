@@ -8,7 +8,7 @@
  * all (the plan is idempotent), and the Proxmox sections after the main one
  * come out byte for byte. */
 #include "access.h"
-#include "change.h"
+#include "plan.h"
 #include "vmplan.h"
 #include "fuzzutil.h"
 

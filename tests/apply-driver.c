@@ -24,7 +24,7 @@
 #include <sys/stat.h>
 
 #include "apply.h"
-#include "change.h"
+#include "plan.h"
 #include "diff.h"
 
 static const char *const post[] = { "update-initramfs -u", NULL };

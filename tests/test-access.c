@@ -4,7 +4,7 @@
  * the secrecy of the VNC password, and the connection commands. */
 #include "testutil.h"
 #include "access.h"
-#include "change.h"
+#include "plan.h"
 #include "vmplan.h"
 #include "vmfake.h"
 

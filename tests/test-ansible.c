@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 #include "ansible.h"
-#include "change.h"
+#include "plan.h"
 
 #define PASSWORD "pa$$w{0}"	/* a '$' and braces: nothing may expand it */
 

@@ -24,7 +24,7 @@
 #include <unistd.h>
 
 #include "apply.h"
-#include "change.h"
+#include "plan.h"
 #include "exec.h"
 
 struct fx {

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "change.h"
+#include "plan.h"
 #include "diff.h"
 
 /* Diff two C strings with labels a and b; returns the text (static). */

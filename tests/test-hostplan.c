@@ -6,7 +6,7 @@
 #include "testutil.h"
 #include "augedit.h"
 #include "bind.h"
-#include "change.h"
+#include "plan.h"
 #include "hostplan.h"
 
 #include <errno.h>

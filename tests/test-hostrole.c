@@ -2,7 +2,7 @@
 /* test-hostrole.c - what the host needs (facts.h enum vw_host_role), read from
  * the fixture hosts and from scratch trees, through the whole facts probe. */
 #include "facts.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "report.h"
 #include "testutil.h"
 
@@ -357,12 +357,12 @@ static int demo_plan(const char *answers, const char *ssh, char *msg, size_t siz
 	assert_int_equal(vw_facts_probe_opts(&f, sr, &o, &err), 0);
 	assert_int_equal(vw_answers_parse(&c, answers, strlen(answers), "a.conf", &err), 0);
 	vw_plan_init(&plan);
-	r = vw_plan_build_all(&plan, sr, &f, &c, &pi, &err);
+	r = vw_pipeline_build(&plan, sr, &f, &c, &pi, &err);
 	snprintf(msg, size, "%s", r < 0 ? err.msg : "");
 	notes[0] = '\0';
 	for (size_t i = 0; i < pi.nnotes; i++)
 		snprintf(notes + strlen(notes), nsize - strlen(notes), "%s\n", pi.notes[i]);
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 	vw_choices_done(&c);
 	vw_facts_done(&f);

@@ -12,7 +12,7 @@
 
 #include "answers.h"
 #include "facts.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "report.h"
 #include "sysroot.h"
 #include "mig.h"
@@ -135,7 +135,7 @@ static int plan_for(struct host *h, const char *answers, struct vw_plan *plan, s
 	assert_int_equal(vw_answers_parse(&c, answers, strlen(answers), "a.conf", err), 0);
 	vw_plan_init(plan);
 	memset(pi, 0, sizeof(*pi));
-	r = vw_plan_build_all(plan, h->sr, &h->f, &c, pi, err);
+	r = vw_pipeline_build(plan, h->sr, &h->f, &c, pi, err);
 	vw_choices_done(&c);
 	return r;
 }
@@ -171,7 +171,7 @@ static void expect_refused(struct host *h, const char *answers, const char *why)
 	assert_int_not_equal(plan_for(h, answers, &plan, &pi, &err), 0);
 	if (!strstr(err.msg, why))
 		fail_msg("refused with \"%s\", not \"%s\"", err.msg, why);
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 }
 
@@ -207,7 +207,7 @@ static void test_plan_vf(void **state)
 	assert_non_null(strstr(ch->new_data, "function=\"0x1\""));
 	assert_non_null(strstr(ch->new_data, "function=\"0x3\""));
 	keep_domain("sriov-vfs.xml", ch);
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 
 	/* The PF, with its seven VFs on i915: refused, whatever the opt-ins. */
@@ -263,7 +263,7 @@ static void test_mdev(void **state)
 		ch2 = change_of(&again, VW_LIBVIRT_DIR "/ai.xml");
 		assert_non_null(ch2);
 		assert_string_equal(ch->new_data, ch2->new_data);
-		vw_plan_info_done(&pi2);
+		vw_pipeline_info_done(&pi2);
 		vw_plan_done(&again);
 	}
 	/* The answers file keeps them. */
@@ -271,7 +271,7 @@ static void test_mdev(void **state)
 	assert_non_null(strstr(b.data, "mdev = {'0000:41:00.4=nvidia-701', '0000:41:00.5=nvidia-701'}"));
 	vw_buf_done(&b);
 	vw_choices_done(&c);
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 
 	/* Refusals: an unknown type, more than the VF has room for, bad syntax. */
@@ -314,7 +314,7 @@ static void test_numvfs(void **state)
 	 * of ours after it. */
 	for (size_t i = 0; i < plan.n; i++)
 		assert_null(strstr(plan.v[i].new_data, "i915.max_vfs=4"));
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 
 	expect_refused(&h, "sriov_numvfs = {\"0000:00:02.0=8\"}\n", "at most 7 virtual functions, not 8");
@@ -358,7 +358,7 @@ static void test_vendor_vgpu(void **state)
 	assert_non_null(strstr(ch->new_data, "<hostdev mode=\"subsystem\" type=\"pci\" managed=\"no\">"));
 	assert_non_null(strstr(ch->new_data, "bus=\"0x41\" slot=\"0x00\" function=\"0x5\""));
 	keep_domain("vendor-vgpu.xml", ch);
-	vw_plan_info_done(&pi);
+	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 
 	/* A type the VF does not list, a VF twice, and Proxmox: refused. */

@@ -5,7 +5,7 @@
  * $top_builddir/tests/out/vm-domains/ for tests/validate-libvirt.sh.
  */
 #include "testutil.h"
-#include "change.h"
+#include "plan.h"
 #include "exec.h"
 #include "vmplan.h"
 #include "vmfake.h"

@@ -20,7 +20,7 @@
 #include "apply.h"
 #include "diff.h"
 #include "exec.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "ui.h"
 
 /* Everything a plan is built from, and the plan. */
@@ -35,7 +35,7 @@ struct planned {
 
 static void planned_done(struct planned *p)
 {
-	vw_plan_info_done(&p->info);
+	vw_pipeline_info_done(&p->info);
 	vw_plan_done(&p->plan);
 	if (p->c.devices)
 		vw_choices_done(&p->c);
@@ -56,7 +56,7 @@ static int build(const struct vw_cli *cli, struct planned *p)
 	struct vw_err err = { 0 };
 	int rc;
 
-	/* info stays zeroed until the plan fills it; vw_plan_info_done()
+	/* info stays zeroed until the plan fills it; vw_pipeline_info_done()
 	 * takes a zeroed struct. */
 	memset(p, 0, sizeof(*p));
 	vw_plan_init(&p->plan);
@@ -71,7 +71,7 @@ static int build(const struct vw_cli *cli, struct planned *p)
 	if (rc)
 		return rc;
 	p->have_facts = true;
-	if (vw_plan_build_all(&p->plan, p->sr, &p->f, &p->c, &p->info, &err) < 0)
+	if (vw_pipeline_build(&p->plan, p->sr, &p->f, &p->c, &p->info, &err) < 0)
 		return fail(&err);
 	return 0;
 }

@@ -7,7 +7,7 @@
 
 #include "report.h"
 #include "picks.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "unit.h"
 
 enum { DLG_DANGER = 1 };
@@ -121,7 +121,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	p->shown = -1;
 	/* Read now, while the NVIDIA driver still owns the GPUs (bound to
 	 * vfio-pci, nvidia-smi sees nothing), and kept in the state. */
-	if (vw_plan_nvlink(&p->nl, ctx->sr, f, ctx->ch, NULL) < 0)
+	if (vw_pipeline_nvlink(&p->nl, ctx->sr, f, ctx->ch, NULL) < 0)
 		vw_nvlink_done(&p->nl);
 	if (vw_choices_keep_nvlink(ctx->ch, &p->nl))
 		ctx->dirty = true;

@@ -53,8 +53,8 @@ static void build_unit(struct groups *p, const struct vw_ctx *ctx)
 	struct vw_nvlink nl;
 
 	vw_unit_done(&p->gu);
-	/* NVLink peers come along as in the plan (core/plan.h). */
-	vw_plan_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
+	/* NVLink peers come along as in the plan (core/pipeline.h). */
+	vw_pipeline_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
 	vw_choices_gpu_unit(&p->gu, ctx->ch, ctx->facts, &nl);
 	vw_nvlink_done(&nl);
 	p->shared = p->gu.nforced > 0;

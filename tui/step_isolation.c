@@ -10,7 +10,7 @@
 
 #include "bind.h"
 #include "hostplan.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "unit.h"
 #include "verify.h"
 
@@ -284,8 +284,8 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	r = vw_answers_devices(ctx->ch, ctx->facts, &p->devs, &p->ndevs, err);
 	if (r < 0)
 		return r;
-	/* The unit as the plan builds it, NVLink peers included (core/plan.h). */
-	vw_plan_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
+	/* The unit as the plan builds it, NVLink peers included (core/pipeline.h). */
+	vw_pipeline_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
 	vw_unit_build_choices(&p->u, ctx->facts, &nl, ctx->ch, NULL);
 	vw_nvlink_done(&nl);
 	p->ids = vw_bind_ids(ctx->facts, p->devs, p->ndevs, &p->clash);
@@ -296,7 +296,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 
 		dyn.gpu_mode = VW_GPU_DYNAMIC;
 		dyn.source = (char *)"";
-		if (vw_plan_dynamic_check(ctx->facts, &p->u, &dyn, &e) < 0)
+		if (vw_pipeline_dynamic_check(ctx->facts, &p->u, &dyn, &e) < 0)
 			p->no_dynamic = vw_xstrdup(e.msg);
 	}
 	build_list(p, ctx);

@@ -17,13 +17,13 @@ struct review {
 };
 
 /* The whole plan into ctx->plan, by the sequence `vfiowiz plan` uses
- * (core/plan.h). */
+ * (core/pipeline.h). */
 static void build_plan(struct vw_ctx *ctx)
 {
 	struct vw_err err = { 0 };
 
 	vw_wizard_plan_reset(ctx);
-	if (vw_plan_build_all(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &ctx->pinfo, &err) < 0) {
+	if (vw_pipeline_build(&ctx->plan, ctx->sr, ctx->facts, ctx->ch, &ctx->pinfo, &err) < 0) {
 		struct vw_unit u;
 		int *devs = NULL;
 		size_t n = 0;

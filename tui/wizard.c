@@ -82,7 +82,7 @@ void vw_wizard_plan_reset(struct vw_ctx *ctx)
 	ctx->plan_ok = false;
 	free(ctx->plan_error);
 	ctx->plan_error = NULL;
-	vw_plan_info_done(&ctx->pinfo);
+	vw_pipeline_info_done(&ctx->pinfo);
 	free(ctx->accept);
 	ctx->accept = NULL;
 	if (ctx->applied) {	/* a new plan can be applied again */

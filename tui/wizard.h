@@ -19,11 +19,11 @@
 #include "access.h"
 #include "answers.h"
 #include "apply.h"
-#include "change.h"
+#include "plan.h"
 #include "facts.h"
 #include "findings.h"
 #include "hostplan.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "state.h"
 #include "sysroot.h"
 #include "ui.h"
@@ -53,7 +53,7 @@ struct vw_ctx {
 	bool plan_ok;			/* built without error for the current choices */
 	char *plan_error;		/* why it could not be built, or NULL */
 	struct vw_plan_info pinfo;	/* unit, host, VM, access and their
-					   notes (core/plan.h); zeroed when none */
+					   notes (core/pipeline.h); zeroed when none */
 	bool *accept;			/* plan.n marks: write this change */
 	bool applied;			/* apply ran in this session */
 	struct vw_apply_result applied_res;

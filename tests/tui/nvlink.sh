@@ -6,7 +6,7 @@
 #  1. the GPU step reads the NVLink sets while the NVIDIA driver owns the
 #     GPUs, shows the peers that come along, and keeps the sets in the state
 #     file (nvlink = {...});
-#  2. the review step builds the plan as `vfiowiz plan` does (core/plan.h):
+#  2. the review step builds the plan as `vfiowiz plan` does (core/pipeline.h):
 #     vfio-pci takes the whole set, NVSwitches included.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/../.." && pwd)}"

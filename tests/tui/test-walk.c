@@ -36,7 +36,7 @@
 
 #include "cli.h"
 #include "picks.h"
-#include "plan.h"
+#include "pipeline.h"
 #include "unit.h"
 
 /* Walks per host; WALKS in the environment overrides. */
@@ -205,7 +205,7 @@ static void check_state(struct walk *w, const struct vw_ctx *ctx, const char *st
 	}
 
 	/* no trace of an old choice */
-	vw_plan_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
+	vw_pipeline_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
 	if (copy_choices(w, &cp, ctx->ch, step) == 0 && vw_choices_tidy(&cp, f, &nl)) {
 		struct vw_buf a = VW_BUF_INIT, b = VW_BUF_INIT;
 
