@@ -424,6 +424,51 @@ bool vw_sriov_split(const char *s, char pf[16], int *count)
 	return true;
 }
 
+bool vw_mig_split(const char *s, char gpu[16], const char **profile)
+{
+	const char *eq = s ? strchr(s, '=') : NULL, *t;
+	char addr[32];
+
+	if (!eq || (size_t)(eq - s) >= sizeof(addr) || strlen(eq + 1) > 31)
+		return false;
+	memcpy(addr, s, (size_t)(eq - s));
+	addr[eq - s] = 0;
+	if (!parse_device(addr, gpu, 16) || !strchr(gpu, '.'))
+		return false;
+	/* nvidia-smi's profile names: 1g.10gb, 3g.71gb, 1g.10gb+me, 1g.20gb+gfx */
+	t = eq + 1;
+	if (!isdigit((unsigned char)*t))
+		return false;
+	t += strspn(t, "0123456789");
+	if (strncmp(t, "g.", 2) || !isdigit((unsigned char)t[2]))
+		return false;
+	t += 2 + strspn(t + 2, "0123456789");
+	if (strncmp(t, "gb", 2))
+		return false;
+	for (t += 2; *t == '+' && islower((unsigned char)t[1]); )
+		for (t++; islower((unsigned char)*t); t++)
+			;
+	if (*t)
+		return false;
+	*profile = eq + 1;
+	return true;
+}
+
+static int v_mig(cfg_t *cfg, cfg_opt_t *opt)
+{
+	if (list_seen_once("mig", cfg->line, cfg_opt_size(opt)) < 0)
+		return -1;
+	for (unsigned i = 0; i < cfg_opt_size(opt); i++) {
+		const char *m = cfg_opt_getnstr(opt, i), *profile;
+		char gpu[16];
+
+		if (!vw_mig_split(m, gpu, &profile))
+			return fail_at(cfg->line, _("bad element '%s' in 'mig' (expected GPU=PROFILE, e.g. 0000:41:00.0=1g.10gb)"),
+				       m ? m : "");
+	}
+	return 0;
+}
+
 static int v_sriov(cfg_t *cfg, cfg_opt_t *opt)
 {
 	if (list_seen_once("sriov_numvfs", cfg->line, cfg_opt_size(opt)) < 0)
@@ -713,6 +758,7 @@ static cfg_opt_t root_opts[] = {
 	CFG_STR_LIST("mdev", "{}", CFGF_NONE),
 	CFG_STR_LIST("sriov_numvfs", "{}", CFGF_NONE),
 	CFG_STR_LIST("vgpu", "{}", CFGF_NONE),
+	CFG_STR_LIST("mig", "{}", CFGF_NONE),
 	CFG_BOOL("test_boot", cfg_false, CFGF_NONE),
 	CFG_SEC("vm", vm_opts, CFGF_NONE),
 	CFG_SEC("access", access_opts, CFGF_NONE),
@@ -742,6 +788,7 @@ static const struct {
 	{ "mdev", v_mdev },
 	{ "sriov_numvfs", v_sriov },
 	{ "vgpu", v_vgpu },
+	{ "mig", v_mig },
 	{ "test_boot", v_test_boot },
 	{ "vm", v_vm },
 	{ "vm|target", v_target },
@@ -790,6 +837,7 @@ void vw_choices_init(struct vw_choices *c)
 	c->mdevs = vw_xcalloc(1, sizeof(char *));
 	c->sriov = vw_xcalloc(1, sizeof(char *));
 	c->vgpus = vw_xcalloc(1, sizeof(char *));
+	c->migs = vw_xcalloc(1, sizeof(char *));
 	c->iommu_pt = true;
 	c->vm.name = vw_xstrdup("");
 	c->vm.memory_mib = 8192;
@@ -828,6 +876,7 @@ void vw_choices_done(struct vw_choices *c)
 	vw_strv_free(c->mdevs);
 	vw_strv_free(c->sriov);
 	vw_strv_free(c->vgpus);
+	vw_strv_free(c->migs);
 	free(c->vm.name);
 	free(c->vm.storage_path);
 	free(c->vm.install_iso);
@@ -877,6 +926,24 @@ static char **mdev_list(cfg_t *cfg, size_t *n)
 
 		if (vw_mdev_split(s, parent, &type))
 			v[k++] = vw_xasprintf("%s=%s", parent, type);
+	}
+	*n = k;
+	return v;
+}
+
+/* Canonical "GPU=PROFILE" elements, duplicates kept (two instances). */
+static char **mig_list(cfg_t *cfg, size_t *n)
+{
+	unsigned cnt = cfg_size(cfg, "mig");
+	char **v = vw_xcalloc(cnt + 1, sizeof(char *));
+	size_t k = 0;
+
+	for (unsigned i = 0; i < cnt; i++) {
+		const char *s = cfg_getnstr(cfg, "mig", i), *profile;
+		char gpu[16];
+
+		if (vw_mig_split(s, gpu, &profile))
+			v[k++] = vw_xasprintf("%s=%s", gpu, profile);
 	}
 	*n = k;
 	return v;
@@ -961,6 +1028,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->sriov = sriov_list(cfg, &c->nsriov);
 	vw_strv_free(c->vgpus);
 	c->vgpus = str_list(cfg, "vgpu", &c->nvgpus, false);
+	vw_strv_free(c->migs);
+	c->migs = mig_list(cfg, &c->nmigs);
 	c->test_boot = cfg_getbool(cfg, "test_boot");
 
 	c->vm.target = (enum vw_vm_target)enum_of(targets, cfg_getstr(vm, "target"));
@@ -1007,6 +1076,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->mdev_line = seen_line("mdev");
 	c->sriov_line = seen_line("sriov_numvfs");
 	c->vgpu_line = seen_line("vgpu");
+	c->mig_line = seen_line("mig");
 	c->bootloader_line = seen_line("bootloader");
 	c->initramfs_line = seen_line("initramfs");
 	c->binding_line = seen_line("binding");
@@ -1514,6 +1584,8 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	put_list(b, c->sriov);
 	vw_buf_adds(b, "vgpu = ");
 	put_list(b, c->vgpus);
+	vw_buf_adds(b, "mig = ");
+	put_list(b, c->migs);
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
 
 	vw_buf_adds(b, "vm {\n");

@@ -132,6 +132,13 @@ struct vw_choices {
 				   functions on that PF at every boot (its VFs
 				   can then be chosen in devices) */
 	size_t nsriov;
+	char **migs;		/* NULL-terminated "GPU=PROFILE": a MIG GPU
+				   instance (with its compute instance) of
+				   nvidia-smi's profile name made on that GPU
+				   at every boot, one per element (the same
+				   pair twice: two of them); it backs a MIG
+				   vGPU type chosen in mdev or vgpu */
+	size_t nmigs;
 	bool test_boot;		/* one-shot test boot where supported */
 	struct vw_vm_choices vm;
 	struct vw_access_choices access;
@@ -145,6 +152,7 @@ struct vw_choices {
 	int mdev_line;
 	int sriov_line;
 	int vgpu_line;
+	int mig_line;
 	int bootloader_line;
 	int initramfs_line;
 	int binding_line;
@@ -226,6 +234,9 @@ int vw_answers_save(const struct vw_sysroot *sr, const char *rel, const struct v
 bool vw_mdev_split(const char *s, char parent[16], const char **type);
 /* The same for an element of sriov: the PF's address and the count. */
 bool vw_sriov_split(const char *s, char pf[16], int *count);
+/* The same for an element of migs: the GPU's address and the profile name
+ * (pointing into s). */
+bool vw_mig_split(const char *s, char gpu[16], const char **profile);
 
 /* Stable names used in the file. */
 const char *vw_binding_name(enum vw_binding b);

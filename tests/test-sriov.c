@@ -418,6 +418,44 @@ static void test_mig(void **state)
 	host_close(&h);
 }
 
+/* The mig key: canonical GPU=PROFILE elements, duplicates kept (two
+ * instances), written back as read; anything else refused with its line. */
+static void test_mig_key(void **state)
+{
+	static const char ok[] = "mig = {\"41:00.0=1g.10gb\", \"0000:41:00.0=1g.10gb\", \"0000:41:00.0=1g.20gb+me\"}\n";
+	static const char *const bad[] = {
+		"mig = {\"0000:41:00.0\"}\n", "mig = {\"0000:41:00.0=19\"}\n",
+		"mig = {\"0000:41:00.0=1g.10\"}\n", "mig = {\"0000:41:00.0=1g.10gb+\"}\n",
+		"mig = {\"0000:41:00.0=1g.10gb;reboot\"}\n", "mig = {\"zz=1g.10gb\"}\n",
+	};
+	struct vw_choices c;
+	struct vw_err err = { 0 };
+	struct vw_buf b = { 0 };
+
+	(void)state;
+	vw_choices_init(&c);
+	assert_int_equal(vw_answers_parse(&c, ok, sizeof(ok) - 1, "t.conf", &err), 0);
+	assert_int_equal(c.nmigs, 3);
+	assert_string_equal(c.migs[0], "0000:41:00.0=1g.10gb");
+	assert_string_equal(c.migs[1], "0000:41:00.0=1g.10gb");
+	assert_string_equal(c.migs[2], "0000:41:00.0=1g.20gb+me");
+	assert_int_equal(c.mig_line, 1);
+	vw_answers_format(&b, &c);
+	vw_choices_done(&c);
+	vw_choices_init(&c);
+	assert_int_equal(vw_answers_parse(&c, b.data, b.len, "back.conf", &err), 0);
+	assert_int_equal(c.nmigs, 3);
+	assert_string_equal(c.migs[2], "0000:41:00.0=1g.20gb+me");
+	vw_buf_done(&b);
+	vw_choices_done(&c);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		vw_choices_init(&c);
+		assert_int_not_equal(vw_answers_parse(&c, bad[i], strlen(bad[i]), "t.conf", &err), 0);
+		assert_non_null(strstr(err.msg, "'mig'"));
+		vw_choices_done(&c);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -428,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_numvfs),
 		cmocka_unit_test(test_vendor_vgpu),
 		cmocka_unit_test(test_mig),
+		cmocka_unit_test(test_mig_key),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
