@@ -434,7 +434,7 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	r = resolve_devs(hp, f, c, devs, ndevs, err);
 	if (r < 0)
 		return r;
-	if (!hp->ndevs && !hp->nvfs && !c->nmdevs && !c->nsriov && !c->nvgpus) {
+	if (!hp->ndevs && !hp->nvfs && !c->nmdevs && !c->nsriov && !c->nvgpus && !c->nmigs) {
 		char where[300];
 
 		return vw_err_set(err, -EINVAL, _("%sno devices chosen: list them in 'devices'"),
@@ -472,6 +472,8 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 		r = vw_bind_plan(&h, err);
 	if (r == 0)
 		r = hp->nvfs || c->nsriov || c->nvgpus ? vw_sriov_plan(&h, err) : vw_sriov_check_pfs(&h, err);
+	if (r == 0)
+		r = vw_mig_plan(&h, err);
 	if (r == 0 && hp->irfs && hp->ndevs && !hp->dynamic) {
 		if (h.vfio_builtin)
 			vw_host_note(&h, _("vfio-pci is built into this kernel: it needs no early loading."));

@@ -42,6 +42,8 @@
 #define VW_TEST_ENTRY "vfiowiz-test.conf"
 #define VW_SRIOV_SCRIPT "usr/local/sbin/vfiowiz-sriov"
 #define VW_SRIOV_UNIT "etc/systemd/system/vfiowiz-sriov.service"
+#define VW_MIG_SCRIPT "usr/local/sbin/vfiowiz-mig"
+#define VW_MIG_UNIT "etc/systemd/system/vfiowiz-mig.service"
 
 /* A command whose output must contain every expect string: run after the
  * post-command `after` succeeded (the image listing after a rebuild). */
@@ -178,6 +180,14 @@ void vw_host_check(struct vw_host *h, const char *after, const char *cmd,
 int vw_sriov_plan(struct vw_host *h, struct vw_err *err);
 /* Only the refusal of vw_sriov_plan(), for plans that choose no VF. */
 int vw_sriov_check_pfs(const struct vw_host *h, struct vw_err *err);
+
+/* The MIG part of the plan (core/mig_plan.c): for the choices' mig
+ * elements, a unit that switches MIG mode on and makes the missing GPU
+ * instances at boot.  Checked against nvidia-smi's facts (core/mig.h): a
+ * GPU without MIG, a profile it lacks, more instances than it has room
+ * for, or a GPU that goes to a VM whole are refused.  Nothing planned
+ * without mig elements.  Returns 0 or a negative code with err. */
+int vw_mig_plan(struct vw_host *h, struct vw_err *err);
 
 /* Common pieces of the systemd-boot family (boot_systemd_boot.c): the
  * ESP's entries directory ("boot/efi/loader/entries"...) or NULL; edit every

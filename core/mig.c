@@ -14,6 +14,7 @@ void vw_mig_done(struct vw_mig *m)
 {
 	free(m->gpus);
 	free(m->profiles);
+	free(m->instances);
 	vw_strv_free(m->notes);
 	memset(m, 0, sizeof(*m));
 }
@@ -103,6 +104,54 @@ static void parse_lgip(struct vw_mig *m, const char *text, size_t len)
 	}
 }
 
+/* "|   0  MIG 3g.40gb          9        2          4:4     |" */
+void vw_mig_parse_lgi(struct vw_mig *m, const char *text, size_t len)
+{
+	const char *p = text, *end = text + len;
+
+	m->instances_known = true;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n = nl ? (size_t)(nl - p) : (size_t)(end - p);
+		char line[512], name[32];
+		int gpu, prof, id, start, size;
+
+		if (n < sizeof(line)) {
+			memcpy(line, p, n);
+			line[n] = 0;
+			if (sscanf(line, "| %d MIG %31s %d %d %d:%d", &gpu, name, &prof, &id, &start, &size) == 6 &&
+			    gpu >= 0 && gpu < 1024 && prof >= 0 && prof < 1000 && id >= 0 && id < 1000) {
+				struct vw_mig_instance *in;
+
+				m->instances = vw_xreallocarray(m->instances, m->ninstances + 1, sizeof(*m->instances));
+				in = &m->instances[m->ninstances++];
+				in->gpu = gpu;
+				snprintf(in->name, sizeof(in->name), "%s", name);
+				in->profile = prof;
+				in->id = id;
+			}
+		}
+		p += n + 1;
+	}
+}
+
+const struct vw_mig_profile *vw_mig_profile_of(const struct vw_mig *m, int gpu, const char *name)
+{
+	for (size_t i = 0; i < m->nprofiles; i++)
+		if (m->profiles[i].gpu == gpu && !strcmp(m->profiles[i].name, name))
+			return &m->profiles[i];
+	return NULL;
+}
+
+int vw_mig_count(const struct vw_mig *m, int gpu, const char *name)
+{
+	int n = 0;
+
+	for (size_t i = 0; i < m->ninstances; i++)
+		n += m->instances[i].gpu == gpu && !strcmp(m->instances[i].name, name);
+	return n;
+}
+
 void vw_mig_parse(struct vw_mig *m, const struct vw_facts *f, const char *query, size_t qlen,
 		  const char *lgip, size_t llen)
 {
@@ -119,7 +168,8 @@ int vw_mig_probe(struct vw_mig *m, const struct vw_sysroot *sr, const struct vw_
 	static const char *const qargv[] = { "nvidia-smi",
 		"--query-gpu=index,pci.bus_id,mig.mode.current,mig.mode.pending", "--format=csv,noheader", NULL };
 	static const char *const largv[] = { "nvidia-smi", "mig", "-lgip", NULL };
-	struct vw_exec_result q = { 0 }, l = { 0 };
+	static const char *const iargv[] = { "nvidia-smi", "mig", "-lgi", NULL };
+	struct vw_exec_result q = { 0 }, l = { 0 }, g = { 0 };
 	struct vw_err e = { 0 };
 	bool nvidia = false, any = false;
 
@@ -146,8 +196,13 @@ int vw_mig_probe(struct vw_mig *m, const struct vw_sysroot *sr, const struct vw_
 	/* Profiles only mean something with MIG on. */
 	if (any && vw_exec_run(sr, largv, &l, &e) == 0 && l.status == 0)
 		parse_lgip(m, l.output, l.len);
+	/* With none made, -lgi fails with "No GPU instances found". */
+	if (any && vw_exec_run(sr, iargv, &g, &e) == 0 &&
+	    (g.status == 0 || strstr(g.output, "No GPU instances found")))
+		vw_mig_parse_lgi(m, g.output, g.len);
 	vw_exec_result_done(&q);
 	vw_exec_result_done(&l);
+	vw_exec_result_done(&g);
 	return 0;
 }
 

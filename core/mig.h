@@ -7,6 +7,7 @@
  *	nvidia-smi --query-gpu=index,pci.bus_id,mig.mode.current,mig.mode.pending
  *		   --format=csv,noheader
  *	nvidia-smi mig -lgip
+ *	nvidia-smi mig -lgi
  *
  * A GPU instance made on the host backs MIG vGPU types (GRID A100D-1-10C,
  * ...) that a VM gets as a mediated device or a vGPU VF; passing a whole GPU
@@ -38,12 +39,23 @@ struct vw_mig_profile {
 	double mem_gib;		/* memory of one instance */
 };
 
+/* A GPU instance that exists (nvidia-smi mig -lgi). */
+struct vw_mig_instance {
+	int gpu;		/* nvidia-smi's GPU number */
+	char name[32];		/* its profile: "3g.40gb" */
+	int profile;		/* profile id: 9 */
+	int id;			/* GPU instance id: 2 */
+};
+
 struct vw_mig {
 	bool known;		/* nvidia-smi answered */
+	bool instances_known;	/* -lgi answered (none made is known too) */
 	struct vw_mig_gpu *gpus;
 	size_t ngpus;
 	struct vw_mig_profile *profiles;
 	size_t nprofiles;
+	struct vw_mig_instance *instances;
+	size_t ninstances;
 	char **notes;		/* translated: why something is unknown */
 	size_t nnotes;
 };
@@ -56,6 +68,16 @@ void vw_mig_parse(struct vw_mig *m, const struct vw_facts *f, const char *query,
 /* Ask nvidia-smi when an NVIDIA GPU of the host is bound to nvidia; *m is
  * initialised in every case (known false and a note when it could not
  * tell).  Returns 0. */
+/* Parse nvidia-smi mig -lgi into m->instances (added to those there);
+ * sets instances_known.  Lines that do not parse are skipped. */
+void vw_mig_parse_lgi(struct vw_mig *m, const char *lgi, size_t len);
+
+/* The profile name on GPU number gpu, or NULL. */
+const struct vw_mig_profile *vw_mig_profile_of(const struct vw_mig *m, int gpu, const char *name);
+
+/* GPU instances of profile name on GPU number gpu that exist now. */
+int vw_mig_count(const struct vw_mig *m, int gpu, const char *name);
+
 int vw_mig_probe(struct vw_mig *m, const struct vw_sysroot *sr, const struct vw_facts *f);
 
 void vw_mig_done(struct vw_mig *m);

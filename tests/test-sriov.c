@@ -17,6 +17,7 @@
 #include "sysroot.h"
 #include "mig.h"
 #include "vmplan.h"
+#include "hostplan.h"
 
 struct host {
 	char *root;
@@ -418,6 +419,90 @@ static void test_mig(void **state)
 	host_close(&h);
 }
 
+/* The mig key planned: a unit that makes the missing GPU instances at
+ * boot, checked against nvidia-smi's facts; refusals say why. */
+static void test_mig_plan(void **state)
+{
+	static const char ok[] = "mig = {\"41:00.0=3g.40gb\", \"41:00.0=3g.40gb\", \"41:00.0=1g.10gb\"}\n"
+				 "mdev = {\"0000:41:00.4=nvidia-700\"}\nvm {\n name = \"ai\"\n}\n";
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_change *ch;
+	struct vw_mig m;
+	bool unused_note = false, unit_note = false, off_note = false;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "a100-mig"))
+		skip();
+	/* The instance made already, from -lgi. */
+	vw_mig_probe(&m, h.sr, &h.f);
+	assert_true(m.instances_known);
+	assert_int_equal(m.ninstances, 1);
+	assert_int_equal(vw_mig_count(&m, 0, "3g.40gb"), 1);
+	assert_int_equal(vw_mig_count(&m, 0, "1g.10gb"), 0);
+	assert_int_equal(m.instances[0].id, 2);
+	assert_int_equal(m.instances[0].profile, 9);
+	vw_mig_done(&m);
+
+	assert_int_equal(plan_for(&h, ok, &plan, &pi, &err), 0);
+	ch = change_of(&plan, VW_MIG_SCRIPT);
+	assert_non_null(ch);
+	assert_int_equal(ch->mode, 0755);
+	/* Once per GPU, then one call per profile with the count wanted
+	 * (what exists is counted at boot, not here). */
+	assert_non_null(strstr(ch->new_data, "\nmig_on 0000:41:00.0\ninstances 0000:41:00.0 3g.40gb 9 2\n"
+				       "instances 0000:41:00.0 1g.10gb 19 1\n"));
+	assert_null(strstr(ch->new_data, "-dgi"));
+	assert_null(strstr(ch->new_data, "-dci"));
+	ch = change_of(&plan, VW_MIG_UNIT);
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "ExecStart=/usr/local/sbin/vfiowiz-mig\n"));
+	assert_non_null(strstr(ch->new_data, "Before=nvidia-vgpu-mgr.service"));
+	assert_non_null(strstr(ch->new_data, "After=systemd-modules-load.service nvidia-persistenced.service\n"));
+	assert_string_equal(ch->post[1], "systemctl enable vfiowiz-mig.service");
+	for (size_t i = 0; i < pi.nnotes; i++) {
+		unused_note = unused_note || strstr(pi.notes[i], "No vGPU of this plan uses");
+		unit_note = unit_note || strstr(pi.notes[i], "stay until the next reboot");
+		off_note = off_note || strstr(pi.notes[i], "MIG mode is off");
+	}
+	assert_false(unused_note);
+	assert_true(unit_note);
+	assert_false(off_note);
+	/* The GPU itself stays with nvidia. */
+	assert_int_equal(pi.hp.ndevs + pi.hp.nvfs, 0);
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
+
+	/* Instances no vGPU of the plan uses: planned, with a note. */
+	assert_int_equal(plan_for(&h, "mig = {\"41:00.0=1g.10gb\"}\n", &plan, &pi, &err), 0);
+	unused_note = false;
+	for (size_t i = 0; i < pi.nnotes; i++)
+		unused_note = unused_note || strstr(pi.notes[i], "No vGPU of this plan uses the MIG instances on 0000:41:00.0");
+	assert_true(unused_note);
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
+
+	/* Refusals. */
+	expect_refused(&h, "mig = {\"41:00.0=5g.50gb\"}\n", "has no MIG profile 5g.50gb; its profiles: 1g.10gb, 1g.10gb+me,");
+	expect_refused(&h, "mig = {\"41:00.0=4g.40gb\"}\n",
+		       "has room for 0 more GPU instances of profile 4g.40gb (0 made already), and 1 are asked for");
+	/* One 3g.40gb exists and one more fits: a third does not. */
+	expect_refused(&h, "mig = {\"41:00.0=3g.40gb\", \"41:00.0=3g.40gb\", \"41:00.0=3g.40gb\"}\n",
+		       "room for 1 more GPU instance of profile 3g.40gb (1 made already), and 3 are asked for");
+	expect_refused(&h, "mig = {\"42:00.0=1g.10gb\"}\n", "0000:42:00.0 is not an NVIDIA GPU");
+	expect_refused(&h, "mig = {\"43:00.0=1g.10gb\"}\n", "no PCI device 0000:43:00.0");
+	expect_refused(&h, "\nmig = {\"41:00.0=5g.50gb\"}\n", "a.conf:2: 0000:41:00.0 has no MIG profile");
+	host_close(&h);
+
+	/* nvidia-smi not recorded: no way to tell. */
+	if (!host_open(&h, "a100-vgpu"))
+		skip();
+	expect_refused(&h, "mig = {\"41:00.0=1g.10gb\"}\n", "cannot tell whether 0000:41:00.0 can make MIG instances");
+	host_close(&h);
+}
+
 /* The mig key: canonical GPU=PROFILE elements, duplicates kept (two
  * instances), written back as read; anything else refused with its line. */
 static void test_mig_key(void **state)
@@ -467,6 +552,7 @@ int main(void)
 		cmocka_unit_test(test_vendor_vgpu),
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_mig_key),
+		cmocka_unit_test(test_mig_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
