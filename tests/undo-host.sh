@@ -58,7 +58,7 @@ cp -R "$lenses/." "$rt/lenses/"
 cp -R "$top_srcdir/templates" "$rt/templates"
 for c in update-initramfs update-grub grub-mkconfig grub2-mkconfig dracut mkinitcpio \
 	kernelstub proxmox-boot-tool systemctl systemd-tmpfiles virsh qm qemu-img bootctl grubby lsinitramfs \
-	lsinitrd lsinitcpio booster regenerate_images; do
+	lsinitrd lsinitcpio booster regenerate_images nvidia-smi; do
 	cp "$stub" "$rt/bin/$c"
 done
 
