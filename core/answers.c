@@ -1377,6 +1377,56 @@ int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int
 	return 0;
 }
 
+/* The MIG profile a MIG-backed vGPU type sits on, from NVIDIA's type name:
+ * "GRID A100D-1-10C" on 1g.10gb, "A100D-1-10CME" on 1g.10gb+me.  False
+ * for a time-sliced type ("GRID A100D-10C"). */
+static bool mig_profile_of_type(const char *name, char out[32])
+{
+	const char *p = strrchr(name, ' ') ? strrchr(name, ' ') + 1 : name;
+	const char *d1 = strchr(p, '-'), *d2;
+	char *end;
+	long g, mem;
+
+	if (!d1 || !(d2 = strchr(d1 + 1, '-')))
+		return false;
+	g = strtol(d1 + 1, &end, 10);
+	if (end != d2 || g < 1 || g > 8)
+		return false;
+	mem = strtol(d2 + 1, &end, 10);
+	if (end == d2 + 1 || mem < 1 || mem > 999 || *end != 'C')
+		return false;
+	if (!strcmp(end, "C"))
+		snprintf(out, 32, "%ldg.%ldgb", g, mem);
+	else if (!strcmp(end, "CME"))
+		snprintf(out, 32, "%ldg.%ldgb+me", g, mem);
+	else
+		return false;
+	return true;
+}
+
+/* GPU instances of the type's profile the mig key asks on the GPU of
+ * parent (itself or its PF): a MIG-backed type has room only on a free
+ * instance, and the MIG unit makes them at boot, before mdevctl. */
+static long mig_room(const struct vw_choices *c, const struct vw_facts *f, int parent,
+		     const struct vw_mdev_type *t)
+{
+	int gpu = f->devs[parent].vf ? f->devs[parent].physfn : parent;
+	char profile[32];
+	long n = 0;
+
+	if (!t->name || !mig_profile_of_type(t->name, profile))
+		return 0;
+	for (size_t i = 0; i < c->nmigs; i++) {
+		const char *p;
+		char addr[16];
+
+		n += vw_mig_split(c->migs[i], addr, &p) && !strcmp(p, profile) &&
+		     vw_facts_find_dev(f, addr) == gpu;
+	}
+	/* A VF holds one vGPU. */
+	return f->devs[parent].vf && n > 1 ? 1 : n;
+}
+
 /* Every mdev element names a function of this host that offers its type. */
 static int check_mdevs(const struct vw_choices *c, const struct vw_facts *f, struct vw_err *err)
 {
@@ -1422,7 +1472,9 @@ static int check_mdevs(const struct vw_choices *c, const struct vw_facts *f, str
 			continue;
 		for (size_t j = 0; j < c->nmdevs; j++)
 			asked += !strcmp(c->mdevs[j], c->mdevs[i]);
-		room = t->available;
+		/* The instances the mig key asks are there at boot: some of
+		 * the free ones may be among them. */
+		room = t->available > mig_room(c, f, di, t) ? t->available : mig_room(c, f, di, t);
 		for (size_t m = 0; m < f->nmdevs; m++)
 			room += f->mdevs[m].parent == di && !strcmp(f->mdevs[m].type, type);
 		if (asked > room)

@@ -484,6 +484,18 @@ static void test_mig_plan(void **state)
 	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
 
+	/* A MIG-backed vGPU type has room only on a free GPU instance of its
+	 * profile: none for A100D-1-10C now, one once the unit made it. */
+	expect_refused(&h, "mdev = {\"0000:41:00.4=nvidia-699\"}\nvm {\n name = \"ai\"\n}\n",
+		       "room for 0 mediated devices of type nvidia-699, and 1");
+	assert_int_equal(plan_for(&h, "mig = {\"41:00.0=1g.10gb\"}\nmdev = {\"0000:41:00.4=nvidia-699\"}\n"
+				      "vm {\n name = \"ai\"\n}\n", &plan, &pi, &err), 0);
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
+	expect_refused(&h, "mig = {\"41:00.0=1g.10gb\", \"41:00.0=1g.10gb\"}\n"
+		       "mdev = {\"0000:41:00.4=nvidia-699\", \"0000:41:00.4=nvidia-699\"}\nvm {\n name = \"ai\"\n}\n",
+		       "room for 1 mediated device of type nvidia-699, and 2");
+
 	/* Refusals. */
 	expect_refused(&h, "mig = {\"41:00.0=5g.50gb\"}\n", "has no MIG profile 5g.50gb; its profiles: 1g.10gb, 1g.10gb+me,");
 	expect_refused(&h, "mig = {\"41:00.0=4g.40gb\"}\n",
