@@ -515,6 +515,51 @@ static void test_mig_plan(void **state)
 	host_close(&h);
 }
 
+/* AMD MxGPU: the MI210's VF made by GIM is a GPU of its own (own slot,
+ * own group), bound by our unit, with the GIM note; the PF stays. */
+static void test_mxgpu(void **state)
+{
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_pci_dev *pf, *vf;
+	const struct vw_change *ch;
+	bool gim = false;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "mi210-gim"))
+		skip();
+	pf = dev(&h, "0000:41:00.0");
+	vf = dev(&h, "0000:41:02.0");
+	assert_string_equal(pf->driver, "gim");
+	assert_int_equal(pf->sriov_total, 1);
+	assert_int_equal(pf->nvfs, 1);
+	assert_true(vf->vf);
+	assert_ptr_equal(&h.f.devs[vf->physfn], pf);
+	assert_int_equal(vf->role, VW_ROLE_GPU);
+	assert_int_equal(pf->role, VW_ROLE_GPU);
+	assert_false(vw_dev_same_slot(vf, pf));
+	assert_int_not_equal(vf->group, pf->group);
+
+	assert_int_equal(plan_for(&h, "devices = {\"0000:41:02.0\"}\nvm {\n name = \"rocm\"\n}\n", &plan, &pi, &err), 0);
+	assert_int_equal(pi.hp.ndevs, 0);
+	assert_int_equal(pi.hp.nvfs, 1);
+	ch = change_of(&plan, VW_SRIOV_SCRIPT);
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "for dev in 0000:41:02.0; do"));
+	assert_null(strstr(ch->new_data, "0000:41:00.0 >"));
+	for (size_t i = 0; i < pi.nnotes; i++)
+		gim = gim || strstr(pi.notes[i], "AMD's GIM host driver (gim now)");
+	assert_true(gim);
+	/* No kernel parameter: GIM makes its VF itself. */
+	for (size_t i = 0; i < plan.n; i++)
+		assert_null(strstr(plan.v[i].new_data, "max_vfs"));
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
+	host_close(&h);
+}
+
 /* The mig key: canonical GPU=PROFILE elements, duplicates kept (two
  * instances), written back as read; anything else refused with its line. */
 static void test_mig_key(void **state)
@@ -565,6 +610,7 @@ int main(void)
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_mig_key),
 		cmocka_unit_test(test_mig_plan),
+		cmocka_unit_test(test_mxgpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
