@@ -154,9 +154,12 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 		if (pf->vendor == 0x1002)
 			vw_host_note(h, _("AMD MxGPU: the virtual functions of %s come from AMD's GIM host driver (%s now), which must drive the GPU at every boot; amdgpu must not take the GPU on the host. The guest uses amdgpu."),
 				     pf->addr, *pf->driver ? pf->driver : "-");
+		else if (pf->vendor == 0x8086 && !strcmp(pf->driver, "xe"))
+			vw_host_note(h, _("Intel SR-IOV: the virtual functions of %s come from the xe driver, as many as xe.max_vfs allows. The guest needs xe or i915 with SR-IOV virtual function support."),
+				     pf->addr);
 		else if (pf->vendor == 0x8086)
-			vw_host_note(h, _("Intel SR-IOV: the virtual functions of %s come from its %s driver (xe, or i915 with SR-IOV support and GuC submission: i915.enable_guc=3). The guest needs i915 or xe with SR-IOV virtual function support."),
-				     pf->addr, *pf->driver ? pf->driver : "-");
+			vw_host_note(h, _("Intel SR-IOV: the virtual functions of %s come from i915 only with SR-IOV support (the i915 SR-IOV module where the kernel lacks it) and GuC submission (i915.enable_guc=3). The guest needs i915 or xe with SR-IOV virtual function support."),
+				     pf->addr);
 		/* The running command line may ask for as many already; a
 		 * smaller count of ours after it would win and take VFs away. */
 		if (param) {
