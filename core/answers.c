@@ -595,6 +595,21 @@ NAME_CB(v_vm_name, "vm|name", 64, "._+-")
 NAME_CB(v_ssh_user, "access|ssh_user", 32, "._-")
 NAME_CB(v_ssh_host, "access|ssh_host", 253, "._-:")
 
+/* vm|mapping: a Proxmox ID (pve-configid: a letter, then letters, digits,
+ * '_' or '-'), also the section header in /etc/pve/mapping/pci.cfg. */
+static int v_mapping(cfg_t *cfg, cfg_opt_t *opt)
+{
+	const char *v = opt_str(opt);
+
+	if (seen_once("vm|mapping", cfg->line) < 0)
+		return -1;
+	if (*v && (!isalpha((unsigned char)v[0]) || strlen(v) < 2 || strlen(v) > 64 ||
+		   strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") != strlen(v)))
+		return fail_at(cfg->line, _("bad value '%s' for 'vm|mapping' (a Proxmox mapping ID: a letter, then letters, digits, '_' or '-', 2 to 64 in all)"),
+			       v);
+	return 0;
+}
+
 /* "WIDTHxHEIGHT", each 320 to 16384. */
 static bool parse_resolution(const char *s, long *w, long *h)
 {
@@ -713,6 +728,7 @@ static cfg_opt_t vm_opts[] = {
 	CFG_STR("virtio_iso", "", CFGF_NONE),
 	CFG_STR("looking_glass", "none", CFGF_NONE),
 	CFG_STR("looking_glass_resolution", "1920x1080", CFGF_NONE),
+	CFG_STR("mapping", "", CFGF_NONE),
 	CFG_END(),
 };
 
@@ -807,6 +823,7 @@ static const struct {
 	{ "vm|storage|size_gib", v_size },
 	{ "vm|looking_glass", v_looking_glass },
 	{ "vm|looking_glass_resolution", v_lg_resolution },
+	{ "vm|mapping", v_mapping },
 	{ "access", v_access },
 	{ "access|vnc", v_vnc },
 	{ "access|vnc_password", v_vnc_password },
@@ -846,6 +863,7 @@ void vw_choices_init(struct vw_choices *c)
 	c->vm.storage_path = vw_xstrdup("");
 	c->vm.install_iso = vw_xstrdup("");
 	c->vm.virtio_iso = vw_xstrdup("");
+	c->vm.mapping = vw_xstrdup("");
 	c->vm.lg_width = 1920;
 	c->vm.lg_height = 1080;
 	c->access.vnc_password = vw_xstrdup("");
@@ -881,6 +899,7 @@ void vw_choices_done(struct vw_choices *c)
 	free(c->vm.storage_path);
 	free(c->vm.install_iso);
 	free(c->vm.virtio_iso);
+	free(c->vm.mapping);
 	wipe_free(c->access.vnc_password);
 	vw_strv_free(c->access.allow);
 	free(c->access.ssh_user);
@@ -1049,6 +1068,8 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->vm.install_iso = vw_xstrdup(cfg_getstr(vm, "install_iso"));
 	free(c->vm.virtio_iso);
 	c->vm.virtio_iso = vw_xstrdup(cfg_getstr(vm, "virtio_iso"));
+	free(c->vm.mapping);
+	c->vm.mapping = vw_xstrdup(cfg_getstr(vm, "mapping"));
 	c->vm.looking_glass = (enum vw_looking_glass)enum_of(lg_modes, cfg_getstr(vm, "looking_glass"));
 	if (!parse_resolution(cfg_getstr(vm, "looking_glass_resolution"), &c->vm.lg_width, &c->vm.lg_height)) {
 		c->vm.lg_width = 1920;	/* validated already: not reached */
@@ -1083,6 +1104,7 @@ static void fill(struct vw_choices *c, cfg_t *cfg, const char *name)
 	c->nvlink_line = seen_line("nvlink");
 	c->gpu_mode_line = seen_line("gpu_mode");
 	c->looking_glass_line = seen_line("vm|looking_glass");
+	c->mapping_line = seen_line("vm|mapping");
 }
 
 void vw_progress_init(struct vw_progress *p)
@@ -1667,6 +1689,11 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	if (*c->vm.virtio_iso) {
 		vw_buf_adds(b, "  virtio_iso = ");
 		put_str(b, c->vm.virtio_iso);
+		vw_buf_addc(b, '\n');
+	}
+	if (c->vm.mapping && *c->vm.mapping) {
+		vw_buf_adds(b, "  mapping = ");
+		put_str(b, c->vm.mapping);
 		vw_buf_addc(b, '\n');
 	}
 	vw_buf_adds(b, "}\n");

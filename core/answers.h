@@ -73,6 +73,9 @@ struct vw_vm_choices {
 	char *virtio_iso;	/* virtio-win drivers ISO, the same forms */
 	enum vw_looking_glass looking_glass;
 	long lg_width, lg_height;	/* guest resolution the buffer is sized for */
+	char *mapping;		/* Proxmox cluster resource mapping ID for the
+				   VM's devices ("" none): written to
+				   /etc/pve/mapping/pci.cfg, hostpciN names it */
 };
 
 /* access { ... }: filled by the guest-access step. */
@@ -159,6 +162,7 @@ struct vw_choices {
 	int nvlink_line;
 	int gpu_mode_line;
 	int looking_glass_line;
+	int mapping_line;
 };
 
 /* progress { ... }: how far the wizard got (state.h owns the meaning).

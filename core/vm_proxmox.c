@@ -366,6 +366,198 @@ static bool is_allocation(const char *v)
 	return n > 0 && (colon[1 + n] == '\0' || colon[1 + n] == ',');
 }
 
+/* ---- cluster resource mapping (vm { mapping = NAME }) ----------------------------- */
+
+#define MAPPING_CFG "etc/pve/mapping/pci.cfg"
+
+/* The ID of the k-th device the VM gets through the mapping: NAME, then
+ * NAME-2, NAME-3... (one ID names one device on each node). */
+static char *mapping_id(const char *name, size_t k)
+{
+	return k ? vw_xasprintf("%s-%zu", name, k + 1) : vw_xstrdup(name);
+}
+
+/* A "map" property string, its keys in the order Proxmox writes them; path
+ * is a function, or a slot for all its functions (then d is its first). */
+static char *map_value(const struct vw_pci_dev *d, const char *path, const char *node)
+{
+	struct vw_buf b = VW_BUF_INIT;
+
+	vw_buf_printf(&b, "id=%04x:%04x", d->vendor, d->device);
+	if (d->group >= 0)
+		vw_buf_printf(&b, ",iommugroup=%d", d->group);
+	vw_buf_printf(&b, ",node=%s,path=%s", node, path);
+	if (d->has_subsys)
+		vw_buf_printf(&b, ",subsystem-id=%04x:%04x", d->subvendor, d->subdevice);
+	return vw_buf_steal(&b);
+}
+
+static char *slot_path(const struct vw_vm_slot *s)
+{
+	if (s->vf || !s->all_functions)
+		return vw_xasprintf("%04x:%02x:%02x.%x", s->domain, s->bus, s->dev, s->vf ? s->func : 0);
+	return vw_xasprintf("%04x:%02x:%02x", s->domain, s->bus, s->dev);
+}
+
+/* Does a map value name this node? */
+static bool map_on_node(const char *v, const char *node)
+{
+	for (const char *k = v; (k = strstr(k, "node=")); k += 5)
+		if ((k == v || k[-1] == ',') && !strncmp(k + 5, node, strlen(node)) &&
+		    (k[5 + strlen(node)] == ',' || !k[5 + strlen(node)]))
+			return true;
+	return false;
+}
+
+/* Put this node's map line into section id of pci.cfg's text (*text, NULL
+ * for no file; replaced): a new section, or a line added to the section
+ * other nodes filled, "mdev 1" added when needed.  The same line there
+ * already changes nothing; another device of this node under that ID is
+ * refused: the ID is someone else's. */
+static int mapping_merge(char **text, const char *id, const char *map, bool mdev, const char *node,
+			 const char *where, struct vw_err *err)
+{
+	const char *t = *text ? *text : "", *p = t, *head_end = NULL, *ins = NULL, *sec_end = NULL;
+	bool in = false, has_mdev = false, present = false;
+	struct vw_buf b = VW_BUF_INIT;
+
+	while (*p) {
+		const char *nl = strchr(p, '\n');
+		size_t n = nl ? (size_t)(nl - p) : strlen(p), hl = n;
+		const char *next = p + n + (nl ? 1 : 0), *q = p + strspn(p, " \t");
+
+		if (n && !isspace((unsigned char)*p)) {
+			if (in)
+				break;
+			while (hl && isspace((unsigned char)p[hl - 1]))
+				hl--;
+			in = *p != '#' && hl == strlen(id) && !strncmp(p, id, hl);
+			if (in)
+				head_end = ins = sec_end = next;
+		} else if (in && q < p + n) {
+			if (!strncmp(q, "map ", 4)) {
+				char *v = vw_xasprintf("%.*s", (int)(n - (size_t)(q + 4 - p)), q + 4);
+
+				v[strcspn(v, " \t\r")] = '\0';
+				if (map_on_node(v, node) && strcmp(v, map)) {
+					int r = vw_err_set(err, -EEXIST,
+							   _("%sthe resource mapping '%s' in /etc/pve/mapping/pci.cfg names another device on node %s already (map %s): choose another name in 'vm|mapping'"),
+							   where, id, node, v);
+
+					free(v);
+					return r;
+				}
+				present = present || !strcmp(v, map);
+				free(v);
+				ins = next;
+			} else if (!strncmp(q, "description ", 12) && ins == head_end) {
+				ins = next;
+			} else if (!strncmp(q, "mdev", 4)) {
+				has_mdev = strstr(q, "1") != NULL;
+			}
+			sec_end = next;
+		}
+		p = next;
+	}
+	if (!head_end) {
+		vw_buf_adds(&b, t);
+		if (*t && t[strlen(t) - 1] != '\n')
+			vw_buf_addc(&b, '\n');
+		vw_buf_printf(&b, "%s%s\n\tmap %s\n%s", *t ? "\n" : "", id, map, mdev ? "\tmdev 1\n" : "");
+	} else if (present && (has_mdev || !mdev)) {
+		return 0;
+	} else {
+		vw_buf_printf(&b, "%.*s", (int)(ins - t), t);
+		if (!present)
+			vw_buf_printf(&b, "\tmap %s\n", map);
+		vw_buf_printf(&b, "%.*s", (int)(sec_end - ins), ins);
+		if (mdev && !has_mdev)
+			vw_buf_adds(&b, "\tmdev 1\n");
+		vw_buf_adds(&b, sec_end);
+	}
+	free(*text);
+	*text = vw_buf_steal(&b);
+	return 0;
+}
+
+/* The distinct mdev parents of the choices, in order: the index of the
+ * k-th element's parent among them. */
+static size_t mdev_parent_index(const struct vw_choices *ch, size_t k)
+{
+	char pk[16], pj[16];
+	const char *type;
+	size_t idx = 0;
+
+	vw_mdev_split(ch->mdevs[k], pk, &type);
+	for (size_t j = 0; j < k; j++) {
+		bool first = true;
+
+		vw_mdev_split(ch->mdevs[j], pj, &type);
+		for (size_t i = 0; i < j && first; i++) {
+			char pi[16];
+
+			vw_mdev_split(ch->mdevs[i], pi, &type);
+			first = strcmp(pi, pj) != 0;
+		}
+		if (!strcmp(pj, pk))
+			return idx;
+		idx += first;
+	}
+	return idx;
+}
+
+/* /etc/pve/mapping/pci.cfg with this node's entries for the VM's devices. */
+static int plan_mapping(struct vw_plan *p, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
+			size_t nslots, const char *node, struct vw_vm_info *info, struct vw_err *err)
+{
+	const struct vw_choices *ch = ctx->choices;
+	const char *name = ch->vm.mapping;
+	char *text = NULL, where[300];
+	size_t len;
+	int rc = vw_plan_read(p, ctx->sr, MAPPING_CFG, &text, &len, err);
+
+	if (rc == -ENOENT) {
+		vw_err_clear(err);
+		text = NULL;
+		rc = 0;
+	}
+	vw_choices_where(ch, ch->mapping_line, where, sizeof(where));
+	for (size_t s = 0; rc == 0 && s < nslots; s++) {
+		char *id = mapping_id(name, s), *path = slot_path(&slots[s]);
+		char *map = map_value(&ctx->facts->devs[slots[s].devs[0]], path, node);
+
+		rc = mapping_merge(&text, id, map, false, node, where, err);
+		free(id);
+		free(path);
+		free(map);
+	}
+	for (size_t k = 0; rc == 0 && k < ch->nmdevs; k++) {
+		char parent[16], *id, *map;
+		const char *type;
+		int d;
+
+		vw_mdev_split(ch->mdevs[k], parent, &type);
+		d = vw_facts_find_dev(ctx->facts, parent);
+		if (d < 0)
+			continue;
+		id = mapping_id(name, nslots + mdev_parent_index(ch, k));
+		map = map_value(&ctx->facts->devs[d], parent, node);
+		rc = mapping_merge(&text, id, map, true, node, where, err);
+		free(id);
+		free(map);
+	}
+	if (rc == 0 && text)
+		rc = vw_plan_add_file(p, ctx->sr, MAPPING_CFG, text, strlen(text), 0640,
+				      N_("Proxmox cluster resource mapping: this node's entry for each device of the VM"), err);
+	if (rc >= 0) {
+		vw_vm_info_note(info, _("The VM names its devices through the cluster resource mapping '%s' (/etc/pve/mapping/pci.cfg), filled for node %s: to let the VM run on another node, add that node's devices to the same mapping there (Datacenter, Resource Mappings)."),
+				name, node);
+		rc = 0;
+	}
+	free(text);
+	return rc;
+}
+
 /* ---- hostpci --------------------------------------------------------------------- */
 
 /* Does an existing hostpci value pass (a function of) slot s? */
@@ -398,11 +590,24 @@ static bool hostpci_has_slot(const char *value, const struct vw_vm_slot *s)
 	return hit;
 }
 
-static char *hostpci_value(const struct vw_facts *f, const struct vw_vm_slot *s, bool pcie, bool xvga)
+/* Is an existing hostpci value "mapping=id[,...]"? */
+static bool hostpci_is_mapping(const char *value, const char *id)
+{
+	size_t n = strlen(id);
+
+	return vw_startswith(value, "mapping=") && !strncmp(value + 8, id, n) &&
+	       (value[8 + n] == ',' || !value[8 + n]);
+}
+
+/* id: the slot's mapping ID (named in place of the address), or NULL. */
+static char *hostpci_value(const struct vw_facts *f, const struct vw_vm_slot *s, const char *id, bool pcie,
+			   bool xvga)
 {
 	struct vw_buf b = VW_BUF_INIT;
 
-	if (s->all_functions) {
+	if (id) {
+		vw_buf_printf(&b, "mapping=%s", id);
+	} else if (s->all_functions) {
 		vw_buf_printf(&b, "%04x:%02x:%02x", s->domain, s->bus, s->dev);
 	} else {
 		/* Some functions only: listed, Proxmox keeps them together. */
@@ -417,7 +622,7 @@ static char *hostpci_value(const struct vw_facts *f, const struct vw_vm_slot *s,
 }
 
 static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struct vw_vm_slot *slots,
-			size_t nslots, bool pcie, bool primary, struct vw_err *err)
+			size_t nslots, bool pcie, bool primary, const char *mapping, struct vw_err *err)
 {
 	int used[VW_PVE_MAX_HOSTPCI];
 	bool xvga_done = false;
@@ -430,8 +635,16 @@ static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struc
 	}
 	for (size_t s = 0; s < nslots; s++) {
 		int at = -1;
-		char key[16], *value;
+		char key[16], *value, *id = *mapping ? mapping_id(mapping, s) : NULL;
 		bool xvga = primary && slots[s].vga && !xvga_done;
+
+		/* A mapping's path is a whole device or one function. */
+		if (id && !slots[s].all_functions && slots[s].ndevs > 1) {
+			free(id);
+			return vw_err_set(err, -EINVAL,
+					  _("a Proxmox resource mapping names a whole device or one function, and the VM gets %zu functions of %04x:%02x:%02x: choose them all, or one, or leave 'vm|mapping' out"),
+					  slots[s].ndevs, slots[s].domain, slots[s].bus, slots[s].dev);
+		}
 
 		/* An entry that passes this slot already: ours from before. */
 		for (int i = 0; i < VW_PVE_MAX_HOSTPCI; i++) {
@@ -439,7 +652,7 @@ static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struc
 
 			snprintf(key, sizeof(key), "hostpci%d", i);
 			v = conf_get(c, key);
-			if (!v || used[i] > 0 || !hostpci_has_slot(v, &slots[s]))
+			if (!v || used[i] > 0 || !(hostpci_has_slot(v, &slots[s]) || (id && hostpci_is_mapping(v, id))))
 				continue;
 			if (at < 0) {
 				at = i;
@@ -451,13 +664,16 @@ static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struc
 		for (int i = 0; i < VW_PVE_MAX_HOSTPCI && at < 0; i++)
 			if (used[i] == 0)
 				at = i;
-		if (at < 0)
+		if (at < 0) {
+			free(id);
 			return vw_err_set(err, -ENOSPC,
 					  _("the VM has no free hostpci entry left (Proxmox allows %d)"),
 					  VW_PVE_MAX_HOSTPCI);
+		}
 		used[at] = 1;
 		xvga_done |= xvga;
-		value = hostpci_value(ctx->facts, &slots[s], pcie, xvga);
+		value = hostpci_value(ctx->facts, &slots[s], id, pcie, xvga);
+		free(id);
 		if (!vw_pve_hostpci_valid(value, err)) {
 			free(value);
 			return -EINVAL;
@@ -472,7 +688,8 @@ static int plan_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, const struc
 /* The choices' mediated devices: "hostpciN: PARENT,mdev=TYPE", Proxmox
  * makes each when the VM starts.  An entry with the same value is ours from
  * before (the same pair twice: two entries). */
-static int plan_mdev_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, bool pcie, struct vw_err *err)
+static int plan_mdev_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, bool pcie, const char *mapping,
+			     size_t nslots, struct vw_err *err)
 {
 	bool mine[VW_PVE_MAX_HOSTPCI] = { false };
 
@@ -482,7 +699,14 @@ static int plan_mdev_hostpci(struct conf *c, const struct vw_vm_ctx *ctx, bool p
 		int at = -1;
 
 		vw_mdev_split(ctx->choices->mdevs[k], parent, &type);
-		value = vw_xasprintf("%s,mdev=%s%s", parent, type, pcie ? ",pcie=1" : "");
+		if (*mapping) {
+			char *id = mapping_id(mapping, nslots + mdev_parent_index(ctx->choices, k));
+
+			value = vw_xasprintf("mapping=%s,mdev=%s%s", id, type, pcie ? ",pcie=1" : "");
+			free(id);
+		} else {
+			value = vw_xasprintf("%s,mdev=%s%s", parent, type, pcie ? ",pcie=1" : "");
+		}
 		for (int i = 0; i < VW_PVE_MAX_HOSTPCI && at < 0; i++) {
 			const char *v;
 
@@ -693,23 +917,16 @@ static void mapping_text(struct vw_buf *out, const struct vw_vm_ctx *ctx, const 
 	vw_buf_printf(out, "# %s\n",
 		      _("On a cluster, resource mappings let the VM move to nodes that have the same devices:"));
 	for (size_t s = 0; s < nslots; s++) {
-		const struct vw_pci_dev *d = &f->devs[slots[s].devs[0]];
-		struct vw_buf map = VW_BUF_INIT;
+		char *path = slots[s].vf ? vw_xasprintf("%04x:%02x:%02x.%x", slots[s].domain, slots[s].bus,
+							 slots[s].dev, slots[s].func)
+					 : vw_xasprintf("%04x:%02x:%02x", slots[s].domain, slots[s].bus, slots[s].dev);
+		char *map = map_value(&f->devs[slots[s].devs[0]], path, node);
 
-		/* The keys in the order Proxmox writes them. */
-		vw_buf_printf(&map, "id=%04x:%04x", d->vendor, d->device);
-		if (d->group >= 0)
-			vw_buf_printf(&map, ",iommugroup=%d", d->group);
-		vw_buf_printf(&map, ",node=%s,path=%04x:%02x:%02x", node, slots[s].domain, slots[s].bus,
-			      slots[s].dev);
-		if (slots[s].vf)
-			vw_buf_printf(&map, ".%x", slots[s].func);
-		if (d->has_subsys)
-			vw_buf_printf(&map, ",subsystem-id=%04x:%04x", d->subvendor, d->subdevice);
 		vw_buf_printf(out, "pvesh create /cluster/mapping/pci --id vfiowiz-%ld-%zu --map %s\n", vmid,
-			      s, map.data);
-		vw_buf_printf(&cfg, "#   vfiowiz-%ld-%zu\n#   \tmap %s\n", vmid, s, map.data);
-		vw_buf_done(&map);
+			      s, map);
+		vw_buf_printf(&cfg, "#   vfiowiz-%ld-%zu\n#   \tmap %s\n", vmid, s, map);
+		free(path);
+		free(map);
 	}
 	vw_buf_printf(out, "# %s\n%s", _("/etc/pve/mapping/pci.cfg then holds:"), cfg.data);
 	vw_buf_printf(out, "# %s\n",
@@ -839,6 +1056,7 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 {
 	const struct vw_choices *ch = ctx->choices;
 	const struct vw_vm_choices *vm = &ch->vm;
+	const char *mapping = vm->mapping ? vm->mapping : "";
 	bool code43 = vw_vm_code43(ch, ctx->facts, ctx->unit), primary = !ch->access.vnc;
 	/* A new VM keeps its emulated display (Proxmox's console) for the
 	 * installation when VNC was not chosen: the GPU is not primary yet. */
@@ -969,9 +1187,11 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 	if (install)
 		primary = false;
 	info->install_display = install;
-	rc = plan_hostpci(&c, ctx, slots, nslots, q35, primary, err);
+	rc = plan_hostpci(&c, ctx, slots, nslots, q35, primary, mapping, err);
 	if (rc == 0)
-		rc = plan_mdev_hostpci(&c, ctx, q35, err);
+		rc = plan_mdev_hostpci(&c, ctx, q35, mapping, nslots, err);
+	if (rc == 0 && *mapping)
+		rc = plan_mapping(p, ctx, slots, nslots, node, info, err);
 	if (rc < 0 || (rc = plan_bars(&c, ctx)) < 0 || (!vm->existing && (rc = plan_cdroms(&c, ctx, err)) < 0))
 		goto out;
 	if (code43)
@@ -1046,7 +1266,7 @@ static int pve_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct vw_vm
 		} else {
 			vw_buf_adds(&cmds, c.cmds.data);
 		}
-		if (vw_sysroot_exists(ctx->sr, "etc/pve/corosync.conf"))
+		if (vw_sysroot_exists(ctx->sr, "etc/pve/corosync.conf") && !*mapping)
 			mapping_text(&cmds, ctx, slots, nslots, vmid, node);
 		info->commands = vw_buf_steal(&cmds);
 	}

@@ -522,6 +522,13 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 		if (r < 0)
 			return r;
 	}
+	if (vm->mapping && vm->mapping[0] && vm->target != VW_VM_PROXMOX) {
+		char where[300];
+
+		return vw_err_set(err, -EINVAL,
+				  _("%s'vm|mapping' names a Proxmox VE cluster resource mapping: libvirt has none; remove it, or set target = proxmox"),
+				  vw_choices_where(c, c->mapping_line, where, sizeof(where)));
+	}
 	if (vm->looking_glass != VW_LG_NONE) {
 		char where[300];
 

@@ -560,6 +560,63 @@ static void test_mxgpu(void **state)
 	host_close(&h);
 }
 
+/* vm { mapping = NAME } on Proxmox: mdev parents as mapping entries with
+ * "mdev 1", hostpciN naming them; the same plan applied again is nothing
+ * new; libvirt and bad IDs refused. */
+static void test_pve_mapping(void **state)
+{
+	static const char answers[] = "mdev = {\"0000:41:00.4=nvidia-701\", \"0000:41:00.5=nvidia-701\"}\n"
+				      "vm {\n target = proxmox\n name = \"ai\"\n guest_os = linux\n mapping = \"vgpu\"\n}\n";
+	static const char *const bad[] = { "vm {\n mapping = \"1gpu\"\n}\n", "vm {\n mapping = \"a\"\n}\n",
+					   "vm {\n mapping = \"gpu.1\"\n}\n", "vm {\n mapping = \"gpu 1\"\n}\n" };
+	struct vw_plan plan;
+	struct vw_plan_info pi;
+	struct vw_err err = { 0 };
+	const struct vw_change *ch;
+	struct vw_choices c;
+	struct vw_buf b = VW_BUF_INIT;
+	struct host h;
+
+	(void)state;
+	if (!host_open(&h, "a100-vgpu"))
+		skip();
+	assert_int_equal(plan_for(&h, answers, &plan, &pi, &err), 0);
+	ch = change_of(&plan, "etc/pve/mapping/pci.cfg");
+	assert_non_null(ch);
+	assert_string_equal(ch->new_data,
+			    "vgpu\n\tmap id=10de:20b5,iommugroup=24,node=NODE,path=0000:41:00.4,subsystem-id=10de:1533\n\tmdev 1\n"
+			    "\nvgpu-2\n\tmap id=10de:20b5,iommugroup=25,node=NODE,path=0000:41:00.5,subsystem-id=10de:1533\n\tmdev 1\n");
+	ch = change_of(&plan, "etc/pve/qemu-server/100.conf");
+	assert_non_null(ch);
+	assert_non_null(strstr(ch->new_data, "hostpci0: mapping=vgpu,mdev=nvidia-701,pcie=1\n"
+					     "hostpci1: mapping=vgpu-2,mdev=nvidia-701,pcie=1\n"));
+	/* No raw address left in the VM. */
+	assert_null(strstr(ch->new_data, "hostpci0: 0000"));
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
+	host_close(&h);
+
+	/* libvirt has no mapping; bad IDs are refused with the key. */
+	if (!host_open(&h, "a100-vgpu"))
+		skip();
+	expect_refused(&h, "mdev = {\"0000:41:00.4=nvidia-701\"}\nvm {\n name = \"ai\"\n mapping = \"vgpu\"\n}\n",
+		       "a.conf:4: 'vm|mapping' names a Proxmox VE cluster resource mapping: libvirt has none");
+	host_close(&h);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		vw_choices_init(&c);
+		assert_int_not_equal(vw_answers_parse(&c, bad[i], strlen(bad[i]), "t.conf", &err), 0);
+		assert_non_null(strstr(err.msg, "'vm|mapping'"));
+		vw_choices_done(&c);
+	}
+	/* Written back as read. */
+	vw_choices_init(&c);
+	assert_int_equal(vw_answers_parse(&c, answers, strlen(answers), "t.conf", &err), 0);
+	vw_answers_format(&b, &c);
+	assert_non_null(strstr(b.data, "  mapping = 'vgpu'\n"));
+	vw_buf_done(&b);
+	vw_choices_done(&c);
+}
+
 /* The mig key: canonical GPU=PROFILE elements, duplicates kept (two
  * instances), written back as read; anything else refused with its line. */
 static void test_mig_key(void **state)
@@ -611,6 +668,7 @@ int main(void)
 		cmocka_unit_test(test_mig_key),
 		cmocka_unit_test(test_mig_plan),
 		cmocka_unit_test(test_mxgpu),
+		cmocka_unit_test(test_pve_mapping),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
