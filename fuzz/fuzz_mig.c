@@ -22,6 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < m.ngpus; i++)
 		FU_CHECK(strlen(m.gpus[i].addr) == 12 && m.gpus[i].dev == -1);
 	vw_mig_parse(&m, NULL, text, first, nul ? nul + 1 : NULL, nul ? size - first - 1 : 0);
+	/* -lgi rows: added to what is there. */
+	vw_mig_parse_lgi(&m, text, size);
+	FU_CHECK(m.instances_known);
+	for (size_t i = 0; i < m.ninstances; i++)
+		FU_CHECK(memchr(m.instances[i].name, 0, 32) && m.instances[i].gpu >= 0 && m.instances[i].id >= 0 &&
+			 vw_mig_count(&m, m.instances[i].gpu, m.instances[i].name) >= 1);
 	vw_mig_done(&m);
 	return 0;
 }
