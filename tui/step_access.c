@@ -333,7 +333,7 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	return VW_KEY_HANDLED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct access *p = priv;
 	const struct vw_access_choices *a = &ctx->ch->access;
@@ -355,14 +355,14 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 
 			snprintf(why, sizeof(why), "%s", err->msg);
 			vw_list_select(&p->list, T_PASS);
-			return vw_err_set(err, -EINVAL, _("VNC password: %s."), why);
+			return vw_leave_error(err, _("VNC password: %s."), why);
 		}
 	}
 	if (a->vnc && libvirt && vw_access_vnc_check(a, err) < 0) {
 		vw_list_select(&p->list, T_PASS);
 		if (!*a->vnc_password)
-			return vw_err_set(err, -EINVAL, _("Type a VNC password (1 to 8 characters), or untick VNC."));
-		return -1;
+			return vw_leave_error(err, _("Type a VNC password (1 to 8 characters), or untick VNC."));
+		return VW_LEAVE_ERROR;
 	}
 	if ((it = vw_list_find(&p->list, T_USER))) {
 		bool ok;
@@ -372,8 +372,8 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		if (!ok) {
 			vw_list_select(&p->list, T_USER);
-			return vw_err_set(err, -EINVAL, _("Your account is a user name on this host: letters, "
-							  "digits, '.', '_' and '-' (at most 32)."));
+			return vw_leave_error(err, _("Your account is a user name on this host: letters, "
+					      "digits, '.', '_' and '-' (at most 32)."));
 		}
 	}
 	if ((it = vw_list_find(&p->list, T_HOST))) {
@@ -384,13 +384,13 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		if (!ok) {
 			vw_list_select(&p->list, T_HOST);
-			return vw_err_set(err, -EINVAL, _("This host's name or address: a host name or an IP "
-							  "address, without a network mask."));
+			return vw_leave_error(err, _("This host's name or address: a host name or an IP "
+					      "address, without a network mask."));
 		}
 	}
 	if ((a->rdp || a->xrdp) && (a->rdp_port < 1 || a->rdp_port > 65535)) {
 		vw_list_select(&p->list, T_PORT);
-		return vw_err_set(err, -EINVAL, _("The RDP port is a number from 1 to 65535."));
+		return vw_leave_error(err, _("The RDP port is a number from 1 to 65535."));
 	}
 	if ((it = vw_list_find(&p->list, T_ALLOW))) {	/* as typed */
 		struct vw_access_choices typed = { 0 };
@@ -406,9 +406,9 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			}
 		vw_strv_free(typed.allow);
 		if (r < 0)
-			return r;
+			return VW_LEAVE_ERROR;
 	}
-	return 0;
+	return VW_LEAVE_DONE;
 }
 
 static bool editing(void *priv)

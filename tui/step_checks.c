@@ -117,21 +117,21 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	return VW_KEY_IGNORED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct checks *p = priv;
 	const char *buttons[2];
 
+	(void)err;
 	if (vw_findings_exit_code(ctx->findings) < 2 || p->go_anyway)
-		return 0;
+		return VW_LEAVE_DONE;
 	buttons[0] = _("Go on anyway");
 	buttons[1] = _("Stay");
 	vw_wizard_confirm(ctx, DLG_BLOCKED, _("Passthrough is not possible here"),
 			  _("The lines marked stop must be fixed before a GPU can be passed through on this "
 			    "host. You may still walk through the other steps to look around (as on a "
 			    "support snapshot); the plan will not work here."), buttons, 2, 1);
-	vw_err_set(err, -1, "%s", "");
-	return -1;
+	return VW_LEAVE_DIALOG;
 }
 
 static void answer(void *priv, struct vw_ctx *ctx, int id, int button)

@@ -409,7 +409,7 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	return VW_KEY_IGNORED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct groups *p = priv;
 	int opt = current_option(p, ctx);
@@ -417,18 +417,18 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct vw_buf b = VW_BUF_INIT;
 
 	if (!p->gu.n)
-		return vw_err_set(err, -1, _("No device is chosen: go back and tick a GPU."));
+		return vw_leave_error(err, _("No device is chosen: go back and tick a GPU."));
 	if (p->later)
-		return 0;	/* the groups are reviewed after the reboot */
+		return VW_LEAVE_DONE;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)
-		return vw_err_set(err, -1, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
-					     "(see the host checks)."));
+		return vw_leave_error(err, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
+				      "(see the host checks)."));
 	if (!p->shared)
-		return 0;
+		return VW_LEAVE_DONE;
 	if (!opt)
-		return vw_err_set(err, -1, _("A group is shared: choose how to go on, with Space."));
+		return vw_leave_error(err, _("A group is shared: choose how to go on, with Space."));
 	if (opt != OPT_GIVE || p->confirmed)
-		return 0;
+		return VW_LEAVE_DONE;
 	vw_buf_adds(&b, _("The VM also gets these devices, and the host loses them:"));
 	for (size_t k = 0; k < p->gu.n; k++) {
 		const struct vw_pci_dev *d = &ctx->facts->devs[p->gu.m[k].dev];
@@ -462,7 +462,7 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_wizard_confirm(ctx, DLG_GIVE, p->gu.host_roles ? _("The host needs some of these") : _("Give the whole group"),
 			  b.data, buttons, 2, 1);
 	vw_buf_done(&b);
-	return vw_err_set(err, -1, "%s", "");
+	return VW_LEAVE_DIALOG;
 }
 
 static void answer(void *priv, struct vw_ctx *ctx, int id, int button)

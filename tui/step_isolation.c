@@ -350,25 +350,25 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	return VW_KEY_HANDLED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct isolation *p = priv;
 
 	if (vw_bind_check_lockout(ctx->facts, ctx->ch, p->devs, p->ndevs, NULL) < 0) {
 		/* the core's message speaks of the answers file: say it the wizard's way */
 		vw_list_select(&p->list, T_ALLOW);
-		return vw_err_set(err, -EPERM, _("The chosen devices include the host's display: tick \"Take the "
-						 "host's display\" if you mean it, or go back and choose another GPU."));
+		return vw_leave_error(err, _("The chosen devices include the host's display: tick \"Take the "
+				      "host's display\" if you mean it, or go back and choose another GPU."));
 	}
 	if (ctx->ch->gpu_mode == VW_GPU_DYNAMIC && p->no_dynamic) {
 		vw_list_select(&p->list, T_DYNAMIC);
-		return vw_err_set(err, -EPERM, "%s", p->no_dynamic);
+		return vw_leave_error(err, "%s", p->no_dynamic);
 	}
 	if (ctx->ch->gpu_mode != VW_GPU_DYNAMIC &&
 	    (ctx->ch->binding == VW_BIND_IDS || ctx->ch->binding == VW_BIND_CMDLINE) && !p->ids)
-		return vw_err_set(err, -1, _("Binding by ids would take other devices too: %s"),
-				  p->clash ? p->clash : "");
-	return 0;
+		return vw_leave_error(err, _("Binding by ids would take other devices too: %s"),
+				      p->clash ? p->clash : "");
+	return VW_LEAVE_DONE;
 }
 
 static void done(void *priv)

@@ -424,7 +424,7 @@ static int field_num(struct vm *p, int tag, long lo, long hi, long *out, struct 
 	return 0;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct vm *p = priv;
 	struct vw_choices *c = ctx->ch;
@@ -439,15 +439,15 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		if (v > p->ram_mib) {
 			vw_list_select(&p->list, T_MEM);
-			return vw_err_set(err, -EINVAL, _("This host has %ld MiB of memory: give the VM less, and "
-							  "leave a few GiB to the host."), p->ram_mib);
+			return vw_leave_error(err, _("This host has %ld MiB of memory: give the VM less, and "
+					      "leave a few GiB to the host."), p->ram_mib);
 		}
 	}
 	if (field_num(p, T_MEM, 256, MEM_MAX, &c->vm.memory_mib, err) < 0 ||
 	    field_num(p, T_CPUS, 1, 1024, &c->vm.vcpus, err) < 0 ||
 	    field_num(p, T_VMID, 0, 999999999, &c->vm.vmid, err) < 0 ||
 	    field_num(p, T_SIZE, 1, 1L << 20, &c->vm.storage_size_gib, err) < 0)
-		return -1;
+		return VW_LEAVE_ERROR;
 	if ((it = vw_list_find(&p->list, T_NAME))) {
 		char *s = vw_field_get(&it->field);
 		bool ok = name_ok(s);
@@ -455,8 +455,8 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		if (!ok) {
 			vw_list_select(&p->list, T_NAME);
-			return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
-							  "(at most 64, not starting with '.')."));
+			return vw_leave_error(err, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+					      "(at most 64, not starting with '.')."));
 		}
 	}
 	if ((it = vw_list_find(&p->list, T_PATH))) {
@@ -466,45 +466,46 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		if (!ok) {
 			vw_list_select(&p->list, T_PATH);
-			return vw_err_set(err, -EINVAL, _("The image file is an absolute path, starting with /."));
+			return vw_leave_error(err, _("The image file is an absolute path, starting with /."));
 		}
 	}
 	if (!*c->vm.name && !(c->vm.target == VW_VM_PROXMOX && c->vm.existing && c->vm.vmid))
-		return 0;	/* the host only, no VM */
+		return VW_LEAVE_DONE;	/* the host only, no VM */
 	if (!p->has_target[c->vm.target]) {
 		vw_list_select(&p->list, c->vm.target == VW_VM_PROXMOX ? T_PROXMOX : T_LIBVIRT);
-		return vw_err_set(err, -ENOENT, "%s", absent_text(c->vm.target));
+		return vw_leave_error(err, "%s", absent_text(c->vm.target));
 	}
 	if (*c->vm.name && !vw_vm_name_ok(c->vm.name)) {
 		vw_list_select(&p->list, T_NAME);
-		return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
-						  "(at most 64, not starting with '.')."));
+		return vw_leave_error(err, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+				      "(at most 64, not starting with '.')."));
 	}
 	if (c->vm.existing)
-		return 0;
+		return VW_LEAVE_DONE;
 	if (c->vm.storage_type == VW_STORAGE_IMAGE &&
 	    vw_storage_check_image(ctx->sr, c->vm.storage_path, &info, err) < 0) {
 		vw_list_select(&p->list, T_PATH);
-		return -1;
+		return VW_LEAVE_ERROR;
 	}
 	/* The ISOs must exist (Proxmox volumes are checked by the plan). */
 	if (*c->vm.install_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.install_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.install_iso, _("installer ISO"), err) < 0) {
 		vw_list_select(&p->list, T_ISO);
-		return -1;
+		return VW_LEAVE_ERROR;
 	}
 	if (*c->vm.virtio_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.virtio_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.virtio_iso, _("virtio-win ISO"), err) < 0) {
 		vw_list_select(&p->list, T_VIRTIO);
-		return -1;
+		return VW_LEAVE_ERROR;
 	}
 	if (c->vm.storage_type == VW_STORAGE_DISK) {
 		const struct vw_blk_disk *d;
 
 		if (!p->st_ok || vw_storage_check_disk(&p->st, c->vm.storage_path, &d, err) < 0)
-			return p->st_ok ? -1 : vw_err_set(err, -ENOENT, _("The disks of this host cannot be listed."));
+			return p->st_ok ? VW_LEAVE_ERROR
+					: vw_leave_error(err, _("The disks of this host cannot be listed."));
 	}
-	return 0;
+	return VW_LEAVE_DONE;
 }
 
 static bool editing(void *priv)

@@ -136,6 +136,18 @@ void vw_wizard_next(struct vw_ctx *ctx)
 	ctx->wz->pending_next = true;
 }
 
+enum vw_leave_result vw_leave_error(struct vw_err *err, const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	vw_err_set(err, -EINVAL, "%s", msg);
+	return VW_LEAVE_ERROR;
+}
+
 void vw_wizard_goto(struct vw_ctx *ctx, const char *id)
 {
 	free(ctx->wz->goto_id);
@@ -423,8 +435,14 @@ static void go_next(struct vw_wizard *wz)
 	struct vw_err err = { 0 };
 	size_t i = wz->cur;
 
-	if (step(wz)->leave && step(wz)->leave(wz->priv, &wz->ctx, &err) < 0) {
+	switch (step(wz)->leave ? step(wz)->leave(wz->priv, &wz->ctx, &err) : VW_LEAVE_DONE) {
+	case VW_LEAVE_DONE:
+		break;
+	case VW_LEAVE_ERROR:
 		vw_wizard_msg(&wz->ctx, VW_C_ERROR, "%s", err.msg);
+		return;
+	case VW_LEAVE_STAY:
+	case VW_LEAVE_DIALOG:	/* the dialog's answer goes on, or not */
 		return;
 	}
 	do

@@ -69,6 +69,15 @@ enum vw_key_result {
 	VW_KEY_BACK,		/* go back (as Esc) */
 };
 
+/* What a step's leave() decided. */
+enum vw_leave_result {
+	VW_LEAVE_DONE,		/* go on */
+	VW_LEAVE_STAY,		/* stay, saying nothing (the step said why itself) */
+	VW_LEAVE_DIALOG,	/* stay: it opened a dialog, whose answer() may call
+				   vw_wizard_next() to go on */
+	VW_LEAVE_ERROR,		/* stay and show err */
+};
+
 /* One entry of the key line: the key as shown, and what it does (N_()). */
 struct vw_keyhint {
 	const char *key;
@@ -89,8 +98,8 @@ struct vw_step_ops {
 	void (*draw)(void *priv, const struct vw_ctx *, WINDOW *w);
 	/* A key; IGNORED lets the runner handle it (arrows are not global). */
 	enum vw_key_result (*key)(void *priv, struct vw_ctx *, int key);
-	/* Validate before going on: a failure shows err and stays (NULL: ok). */
-	int (*leave)(void *priv, struct vw_ctx *, struct vw_err *);
+	/* Validate before going on (NULL: always done). */
+	enum vw_leave_result (*leave)(void *priv, struct vw_ctx *, struct vw_err *);
 	/* Release what enter() made (priv itself is the runner's). */
 	void (*done)(void *priv);
 	/* The answer to a dialog this step opened with vw_wizard_confirm(). */
@@ -151,6 +160,8 @@ int vw_wizard_save(struct vw_ctx *ctx, struct vw_err *err);
 /* Go on to the next step after the current key, as Enter does (leave()
  * is asked again): for a step whose leave() opened a dialog. */
 void vw_wizard_next(struct vw_ctx *ctx);
+/* For leave(): set err (printf format) and return VW_LEAVE_ERROR. */
+enum vw_leave_result vw_leave_error(struct vw_err *err, const char *fmt, ...) VW_PRINTF(2, 3);
 /* Jump to the step with this id (after the current key). */
 void vw_wizard_goto(struct vw_ctx *ctx, const char *id);
 /* Before writing: on the demo host, wait for its private copy and move
