@@ -13,6 +13,7 @@
 #ifndef VW_WIZARD_H
 #define VW_WIZARD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <curses.h>
 
@@ -170,6 +171,41 @@ void vw_wizard_goto(struct vw_ctx *ctx, const char *id);
 int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err);
 /* Probe the host again (after apply, after a pretend reboot). */
 int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
+
+/* ---- list and details (tui/w_listdetails.c) ---- */
+
+/* The layout of most steps: a list, and below it the details of the item
+ * under the cursor.  The details follow the cursor only when it rests
+ * (ctx->settled): while keys come, only the list moves, which is little to
+ * send over SSH.  When a step's priv begins with this struct,
+ * vw_ld_editing() and vw_ld_step_done() can be its editing() and done(). */
+struct vw_listdetails {
+	struct vw_list list;
+	struct vw_text details;
+	int shown;		/* tag of the item the details are for, or
+				   VW_LD_STALE */
+};
+
+#define VW_LD_STALE INT_MIN
+
+void vw_ld_init(struct vw_listdetails *ld);
+void vw_ld_done(struct vw_listdetails *ld);
+/* The details are out of date: they are written again at the next draw. */
+void vw_ld_stale(struct vw_listdetails *ld);
+/* Before drawing: true when the step must write the details for *it, the
+ * item under the cursor (NULL: none), which they are now cleared for;
+ * false when they are for it already, or some are shown while the cursor
+ * moves. */
+bool vw_ld_follow(struct vw_listdetails *ld, const struct vw_ctx *ctx, struct vw_item **it);
+/* vw_draw_list_details() of both, titled "Details". */
+void vw_ld_draw(struct vw_listdetails *ld, WINDOW *w, const char *intro, int list_max);
+/* A key after the list had it (r: what vw_list_key() said): the list's
+ * keys are handled; PgUp and PgDn scroll the details. */
+enum vw_key_result vw_ld_key(struct vw_listdetails *ld, enum vw_wkey r, int key);
+/* A text field of the list has the keys: a step's editing(). */
+bool vw_ld_editing(void *priv);
+/* A step's done() when its priv holds nothing more to free. */
+void vw_ld_step_done(void *priv);
 
 /* The ticked cards' IOMMU groups force devices along and no way on is
  * chosen yet (step_groups.c): after the reboot that turned the IOMMU on,
