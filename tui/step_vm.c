@@ -12,8 +12,9 @@
 #include "vmplan.h"
 
 enum {
-	T_LIBVIRT = 1, T_PROXMOX, T_EXISTING, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
+	T_EXISTING = 1, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
 	T_QCOW, T_IMAGE, T_DISK, T_SIZE, T_PATH, T_DISKSEL, T_ISO, T_VIRTIO,
+	T_TARGET = 1000,	/* + enum vw_vm_target */
 };
 
 struct vm {
@@ -23,7 +24,7 @@ struct vm {
 	char **disks;		/* usable whole disks ("/dev/disk/by-id/..." or /dev/sdX) */
 	size_t ndisks;
 	long ram_mib;		/* the host's memory (/proc/meminfo), 0 unknown */
-	bool has_target[2];	/* per enum vw_vm_target: installed here */
+	unsigned has_target;	/* bit per enum vw_vm_target: installed here */
 };
 
 /* The host's memory in MiB from the first line of /proc/meminfo
@@ -39,16 +40,19 @@ static long host_ram_mib(const struct vw_sysroot *sr)
 	return kb / 1024;
 }
 
-/* What a person has to do when the chosen target is not on this host. */
-static const char *absent_text(enum vw_vm_target t)
+/* The back end of target t, NULL when there is none: the targets are
+ * offered in the order of enum vw_vm_target. */
+static const struct vw_vm_ops *target_ops(int t)
 {
-	return t == VW_VM_PROXMOX
-		? _("Proxmox VE is not installed on this host: choose libvirt, or leave the name empty to "
-		    "prepare only the host.")
-		: _("libvirt is not installed on this host. Install it first (Debian, Ubuntu: apt install "
-		    "libvirt-daemon-system qemu-system-x86 ovmf; Fedora: dnf install @virtualization; Arch: "
-		    "pacman -S libvirt qemu-desktop edk2-ovmf), or leave the name empty to prepare only the "
-		    "host.");
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if ((int)vw_vm_backends[i]->target == t)
+			return vw_vm_backends[i];
+	return NULL;
+}
+
+static bool installed(const struct vm *p, enum vw_vm_target t)
+{
+	return p->has_target & (1u << t);
 }
 
 static struct vw_item *field(struct vm *p, int tag, const char *label, const char *value, size_t max)
@@ -72,22 +76,20 @@ static void build_list(struct vm *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
 	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag : T_NAME;
-	bool pve = c->vm.target == VW_VM_PROXMOX;
+	const struct vw_vm_ops *ops;
 	struct vw_item *it;
 
 	vw_list_clear(&p->ld.list);
-	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_LIBVIRT, _("libvirt (virt-manager, virsh)"));
-	it->on = !pve;
-	it->group = 1;
-	vw_item_note(it, p->has_target[VW_VM_LIBVIRT] ? _("found on this host") : _("not installed"));
-	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_PROXMOX, _("Proxmox VE"));
-	it->on = pve;
-	it->group = 1;
-	vw_item_note(it, p->has_target[VW_VM_PROXMOX] ? _("found on this host") : _("not installed"));
+	for (int t = 0; (ops = target_ops(t)); t++) {
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_TARGET + t, _(ops->label));
+		it->on = c->vm.target == ops->target;
+		it->group = 1;
+		vw_item_note(it, installed(p, ops->target) ? _("found on this host") : _("not installed"));
+	}
 	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_EXISTING, _("Change an existing VM instead of making a new one"));
 	it->on = c->vm.existing;
 	field(p, T_NAME, _("Name"), c->vm.name, 64);
-	if (pve)
+	if (vw_vm_ops_get(c->vm.target)->uses_vmid)
 		numfield(p, T_VMID, _("VMID (0: the next free one)"), c->vm.vmid);
 	numfield(p, T_MEM, _("Memory (MiB)"), c->vm.memory_mib);
 	numfield(p, T_CPUS, _("Virtual CPUs"), c->vm.vcpus);
@@ -168,6 +170,7 @@ static void disk_details(struct vm *p, struct vw_text *t, const char *path)
 static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
+	const struct vw_vm_ops *ops;
 	struct vw_item *it;
 	struct vw_text *t = &p->ld.details;
 	int tag;
@@ -175,23 +178,13 @@ static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
 	tag = it ? it->tag : -1;
+	if (tag >= T_TARGET && (ops = target_ops(tag - T_TARGET))) {
+		vw_text_add(t, VW_C_NORMAL, 0, _(ops->about));
+		if (!installed(p, ops->target))
+			vw_text_add(t, VW_C_WARN, 0, _(ops->absent));
+		return;
+	}
 	switch (tag) {
-	case T_LIBVIRT:
-		vw_text_add(t, VW_C_NORMAL, 0,
-			    _("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "
-			      "wizard writes the domain document to /etc/vfiowiz/libvirt/ and defines it with "
-			      "virsh define: libvirt's own files are never edited."));
-		if (!p->has_target[VW_VM_LIBVIRT])
-			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_LIBVIRT));
-		break;
-	case T_PROXMOX:
-		vw_text_add(t, VW_C_NORMAL, 0,
-			    _("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "
-			      "/etc/pve/qemu-server/VMID.conf. noVNC shows only the emulated display, never the "
-			      "passed-through GPU."));
-		if (!p->has_target[VW_VM_PROXMOX])
-			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_PROXMOX));
-		break;
 	case T_EXISTING:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Add the devices to a VM you already have (by its name, or VMID on Proxmox): "
@@ -255,16 +248,16 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_ld_init(&p->ld);
 	p->st_ok = vw_storage_list(ctx->sr, &p->st, NULL) == 0;
 	p->ram_mib = host_ram_mib(ctx->sr);
-	for (int t = VW_VM_LIBVIRT; t <= VW_VM_PROXMOX; t++) {
-		const struct vw_vm_ops *ops = vw_vm_ops_get((enum vw_vm_target)t);
-
-		p->has_target[t] = ops && ops->detect(ctx->sr, ctx->facts);
-	}
-	/* The default is what is installed: Proxmox VE on a Proxmox host. */
-	if (!p->has_target[ctx->ch->vm.target] && p->has_target[!ctx->ch->vm.target]) {
-		ctx->ch->vm.target = !ctx->ch->vm.target;
-		ctx->dirty = true;
-	}
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if (vw_vm_backends[i]->detect(ctx->sr, ctx->facts))
+			p->has_target |= 1u << vw_vm_backends[i]->target;
+	/* The default is what is installed (the first in detection order):
+	   Proxmox VE on a Proxmox host. */
+	for (size_t i = 0; !installed(p, ctx->ch->vm.target) && vw_vm_backends[i]; i++)
+		if (installed(p, vw_vm_backends[i]->target)) {
+			ctx->ch->vm.target = vw_vm_backends[i]->target;
+			ctx->dirty = true;
+		}
 	for (size_t i = 0; p->st_ok && i < p->st.ndisks; i++) {
 		const struct vw_blk_disk *d = &p->st.disks[i];
 
@@ -354,8 +347,6 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	if (r != VW_W_CHANGED || !it)
 		return vw_ld_key(&p->ld, r, k);
 	switch (it->tag) {
-	case T_LIBVIRT: c->vm.target = VW_VM_LIBVIRT; rebuild = true; break;
-	case T_PROXMOX: c->vm.target = VW_VM_PROXMOX; rebuild = true; break;
 	case T_EXISTING: c->vm.existing = it->on; rebuild = true; break;
 	case T_NAME: set_str(&c->vm.name, &it->field, name_ok); break;
 	case T_VMID: set_num(&c->vm.vmid, &it->field, 0, 999999999); break;
@@ -381,7 +372,12 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		free(c->vm.storage_path);
 		c->vm.storage_path = vw_xstrdup(it->values[it->value]);
 		break;
-	default: break;
+	default:
+		if (it->tag >= T_TARGET) {
+			c->vm.target = (enum vw_vm_target)(it->tag - T_TARGET);
+			rebuild = true;
+		}
+		break;
 	}
 	vw_wizard_changed(ctx);
 	if (rebuild)
@@ -416,6 +412,7 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 {
 	struct vm *p = priv;
 	struct vw_choices *c = ctx->ch;
+	const struct vw_vm_ops *ops = vw_vm_ops_get(c->vm.target);
 	struct vw_image_info info;
 
 	struct vw_item *it;
@@ -457,11 +454,11 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 			return vw_leave_error(err, _("The image file is an absolute path, starting with /."));
 		}
 	}
-	if (!*c->vm.name && !(c->vm.target == VW_VM_PROXMOX && c->vm.existing && c->vm.vmid))
+	if (!*c->vm.name && !(ops->uses_vmid && c->vm.existing && c->vm.vmid))
 		return VW_LEAVE_DONE;	/* the host only, no VM */
-	if (!p->has_target[c->vm.target]) {
-		vw_list_select(&p->ld.list, c->vm.target == VW_VM_PROXMOX ? T_PROXMOX : T_LIBVIRT);
-		return vw_leave_error(err, "%s", absent_text(c->vm.target));
+	if (!installed(p, c->vm.target)) {
+		vw_list_select(&p->ld.list, T_TARGET + (int)c->vm.target);
+		return vw_leave_error(err, "%s", _(ops->absent));
 	}
 	if (*c->vm.name && !vw_vm_name_ok(c->vm.name)) {
 		vw_list_select(&p->ld.list, T_NAME);
@@ -476,12 +473,12 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 		return VW_LEAVE_ERROR;
 	}
 	/* The ISOs must exist (Proxmox volumes are checked by the plan). */
-	if (*c->vm.install_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.install_iso[0] == '/') &&
+	if (*c->vm.install_iso && (!ops->iso_volumes || c->vm.install_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.install_iso, _("installer ISO"), err) < 0) {
 		vw_list_select(&p->ld.list, T_ISO);
 		return VW_LEAVE_ERROR;
 	}
-	if (*c->vm.virtio_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.virtio_iso[0] == '/') &&
+	if (*c->vm.virtio_iso && (!ops->iso_volumes || c->vm.virtio_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.virtio_iso, _("virtio-win ISO"), err) < 0) {
 		vw_list_select(&p->ld.list, T_VIRTIO);
 		return VW_LEAVE_ERROR;
