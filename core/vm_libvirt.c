@@ -1331,6 +1331,14 @@ const struct vw_vm_ops vw_vm_libvirt_ops = {
 	.uses_vmid = false,
 	.creates_mdevs = false,
 	.vendor_vgpu = true,
+	.iso_volumes = false,
+	.about = N_("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "
+		    "wizard writes the domain document to /etc/vfiowiz/libvirt/ and defines it with "
+		    "virsh define: libvirt's own files are never edited."),
+	.absent = N_("libvirt is not installed on this host. Install it first (Debian, Ubuntu: apt install "
+		     "libvirt-daemon-system qemu-system-x86 ovmf; Fedora: dnf install @virtualization; Arch: "
+		     "pacman -S libvirt qemu-desktop edk2-ovmf), or leave the name empty to prepare only the "
+		     "host."),
 	.detect = libvirt_detect,
 	.plan = libvirt_plan,
 };

@@ -1305,6 +1305,12 @@ const struct vw_vm_ops vw_vm_proxmox_ops = {
 	.uses_vmid = true,
 	.creates_mdevs = true,
 	.vendor_vgpu = false,
+	.iso_volumes = true,
+	.about = N_("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "
+		    "/etc/pve/qemu-server/VMID.conf. noVNC shows only the emulated display, never the "
+		    "passed-through GPU."),
+	.absent = N_("Proxmox VE is not installed on this host: choose libvirt, or leave the name empty to "
+		     "prepare only the host."),
 	.detect = pve_detect,
 	.plan = pve_plan,
 };

@@ -179,6 +179,13 @@ struct vw_vm_ops {
 	/* vfiowiz can hand it NVIDIA vGPU VFs of the vendor-specific model
 	 * (a PCI hostdev the host does not rebind: managed='no'). */
 	bool vendor_vgpu;
+	/* Installation ISOs may be storage volumes ("local:iso/X.iso", which
+	 * the plan checks) as well as paths on this host (Proxmox). */
+	bool iso_volumes;
+	/* N_(), for people: what choosing this target makes, and what to do
+	 * when it is not installed on this host. */
+	const char *about;
+	const char *absent;
 	/* True when the host under sr runs this target. */
 	bool (*detect)(const struct vw_sysroot *sr, const struct vw_facts *f);
 	/* Add the VM's changes to p and fill info.  Returns 0 or a negative

@@ -2,8 +2,9 @@
 /* cli.h - the command-line front end: global options and subcommands.
  *
  * Each subcommand is one function with this signature, listed in the const
- * table in main.c; it prints (the core never does) and returns the process
- * exit status. */
+ * table in main.c (which only dispatches); it prints (the core never does)
+ * and returns the process exit status.  The helpers below and check/groups
+ * are in tui/cli.c. */
 #ifndef VW_CLI_H
 #define VW_CLI_H
 

@@ -13,9 +13,7 @@
 enum { T_VNC = 1, T_PASS, T_RDP, T_XRDP, T_PORT, T_ALLOW, T_USER, T_HOST };
 
 struct access {
-	struct vw_list list;
-	struct vw_text details;
-	int shown;
+	struct vw_listdetails ld;	/* first: vw_ld_editing(), vw_ld_step_done() */
 };
 
 static void join_allow(struct vw_buf *b, const struct vw_access_choices *a)
@@ -28,7 +26,7 @@ static void join_allow(struct vw_buf *b, const struct vw_access_choices *a)
 
 static struct vw_item *field(struct access *p, int tag, const char *label, const char *v, size_t max, bool mask)
 {
-	struct vw_item *it = vw_list_add(&p->list, VW_ITEM_FIELD, tag, label);
+	struct vw_item *it = vw_list_add(&p->ld.list, VW_ITEM_FIELD, tag, label);
 
 	vw_field_done(&it->field);
 	vw_field_init(&it->field, v, max, mask);
@@ -40,14 +38,14 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 	const struct vw_access_choices *a = &ctx->ch->access;
 	bool libvirt = vw_vm_ops_get(ctx->ch->vm.target)->host_vnc, win = ctx->ch->vm.guest_os == VW_GUEST_WINDOWS;
 	/* first visit: on the first way in this VM can have (VNC is libvirt's) */
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag
+	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag
 		   : libvirt ? T_VNC : win ? T_RDP : T_XRDP;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
 	char port[16];
 
-	vw_list_clear(&p->list);
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_VNC, _("VNC on the host: 127.0.0.1, through an SSH tunnel"));
+	vw_list_clear(&p->ld.list);
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_VNC, _("VNC on the host: 127.0.0.1, through an SSH tunnel"));
 	it->on = a->vnc && libvirt;
 	it->disabled = !libvirt;
 	if (!libvirt)
@@ -55,12 +53,12 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 	if (it->on)
 		/* longer than VNC takes, so that too long is said, not cut */
 		field(p, T_PASS, _("VNC password (1 to 8 characters)"), a->vnc_password, 64, true);
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_RDP, _("Remote Desktop in the Windows guest"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_RDP, _("Remote Desktop in the Windows guest"));
 	it->on = a->rdp && win;
 	it->disabled = !win;
 	if (!win)
 		vw_item_note(it, _("Windows guests"));
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_XRDP, _("xrdp in the Linux guest"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_XRDP, _("xrdp in the Linux guest"));
 	it->on = a->xrdp && !win;
 	it->disabled = win;
 	if (win)
@@ -74,25 +72,21 @@ static void build_list(struct access *p, const struct vw_ctx *ctx)
 	vw_buf_done(&b);
 	field(p, T_USER, _("Your account on this host"), a->ssh_user, 64, false);
 	field(p, T_HOST, _("This host's name or address"), a->ssh_host, 255, false);
-	vw_list_align(&p->list);
-	vw_list_select(&p->list, keep);
-	p->shown = -1;
+	vw_list_align(&p->ld.list);
+	vw_list_select(&p->ld.list, keep);
+	vw_ld_stale(&p->ld);
 }
 
 static void fill_details(struct access *p, const struct vw_ctx *ctx)
 {
-	struct vw_item *it = vw_list_current(&p->list);
-	struct vw_text *t = &p->details;
+	struct vw_item *it;
+	struct vw_text *t = &p->ld.details;
 	struct vw_buf b = VW_BUF_INIT;
-	int tag = it ? it->tag : -1;
+	int tag;
 
-	if (tag == p->shown && t->np)
+	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (!ctx->settled && t->np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = tag;
-	vw_text_clear(t);
-	t->top = 0;
+	tag = it ? it->tag : -1;
 	switch (tag) {
 	case T_VNC:
 	case T_PASS:
@@ -189,8 +183,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct access *p = priv;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	default_ssh(ctx);
 	build_list(p, ctx);
 	return 0;
@@ -201,7 +194,7 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 	struct access *p = priv;
 
 	fill_details(p, ctx);
-	vw_draw_list_details(w, NULL, &p->list, 9, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, NULL, 9);
 }
 
 static void set_allow(struct vw_access_choices *a, const char *text)
@@ -260,20 +253,15 @@ static bool pass_ok(const char *s)
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct access *p = priv;
-	enum vw_wkey r = vw_list_key(&p->list, k);
-	struct vw_item *it = vw_list_current(&p->list);
+	enum vw_wkey r = vw_list_key(&p->ld.list, k);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	struct vw_access_choices *a = &ctx->ch->access;
 	char *s;
 
 	if (r == VW_W_MOVED && k == ' ' && it && it->disabled && it->note)
 		vw_wizard_msg(ctx, VW_C_WARN, "%s", it->note);
-	if (r != VW_W_CHANGED || !it) {
-		if (r != VW_W_IGNORED)
-			return VW_KEY_HANDLED;
-		if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-			return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-		return VW_KEY_IGNORED;
-	}
+	if (r != VW_W_CHANGED || !it)
+		return vw_ld_key(&p->ld, r, k);
 	s = it->kind == VW_ITEM_FIELD ? vw_field_get(&it->field) : NULL;
 	switch (it->tag) {
 	case T_VNC: a->vnc = it->on; break;
@@ -329,11 +317,11 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	vw_wizard_changed(ctx);
 	if (it->kind == VW_ITEM_CHECK)
 		build_list(p, ctx);
-	p->shown = -1;
+	vw_ld_stale(&p->ld);
 	return VW_KEY_HANDLED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct access *p = priv;
 	const struct vw_access_choices *a = &ctx->ch->access;
@@ -342,7 +330,7 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	char *s;
 
 	/* The fields as typed: the choices keep only valid text. */
-	if (a->vnc && libvirt && (it = vw_list_find(&p->list, T_PASS))) {
+	if (a->vnc && libvirt && (it = vw_list_find(&p->ld.list, T_PASS))) {
 		struct vw_access_choices typed = *a;
 		int r;
 
@@ -354,45 +342,45 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 			char why[sizeof(err->msg)];
 
 			snprintf(why, sizeof(why), "%s", err->msg);
-			vw_list_select(&p->list, T_PASS);
-			return vw_err_set(err, -EINVAL, _("VNC password: %s."), why);
+			vw_list_select(&p->ld.list, T_PASS);
+			return vw_leave_error(err, _("VNC password: %s."), why);
 		}
 	}
 	if (a->vnc && libvirt && vw_access_vnc_check(a, err) < 0) {
-		vw_list_select(&p->list, T_PASS);
+		vw_list_select(&p->ld.list, T_PASS);
 		if (!*a->vnc_password)
-			return vw_err_set(err, -EINVAL, _("Type a VNC password (1 to 8 characters), or untick VNC."));
-		return -1;
+			return vw_leave_error(err, _("Type a VNC password (1 to 8 characters), or untick VNC."));
+		return VW_LEAVE_ERROR;
 	}
-	if ((it = vw_list_find(&p->list, T_USER))) {
+	if ((it = vw_list_find(&p->ld.list, T_USER))) {
 		bool ok;
 
 		s = vw_field_get(&it->field);
 		ok = user_ok(s);
 		free(s);
 		if (!ok) {
-			vw_list_select(&p->list, T_USER);
-			return vw_err_set(err, -EINVAL, _("Your account is a user name on this host: letters, "
-							  "digits, '.', '_' and '-' (at most 32)."));
+			vw_list_select(&p->ld.list, T_USER);
+			return vw_leave_error(err, _("Your account is a user name on this host: letters, "
+					      "digits, '.', '_' and '-' (at most 32)."));
 		}
 	}
-	if ((it = vw_list_find(&p->list, T_HOST))) {
+	if ((it = vw_list_find(&p->ld.list, T_HOST))) {
 		bool ok;
 
 		s = vw_field_get(&it->field);
 		ok = host_ok(s);
 		free(s);
 		if (!ok) {
-			vw_list_select(&p->list, T_HOST);
-			return vw_err_set(err, -EINVAL, _("This host's name or address: a host name or an IP "
-							  "address, without a network mask."));
+			vw_list_select(&p->ld.list, T_HOST);
+			return vw_leave_error(err, _("This host's name or address: a host name or an IP "
+					      "address, without a network mask."));
 		}
 	}
 	if ((a->rdp || a->xrdp) && (a->rdp_port < 1 || a->rdp_port > 65535)) {
-		vw_list_select(&p->list, T_PORT);
-		return vw_err_set(err, -EINVAL, _("The RDP port is a number from 1 to 65535."));
+		vw_list_select(&p->ld.list, T_PORT);
+		return vw_leave_error(err, _("The RDP port is a number from 1 to 65535."));
 	}
-	if ((it = vw_list_find(&p->list, T_ALLOW))) {	/* as typed */
+	if ((it = vw_list_find(&p->ld.list, T_ALLOW))) {	/* as typed */
 		struct vw_access_choices typed = { 0 };
 		int r = 0;
 
@@ -401,29 +389,14 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		free(s);
 		for (size_t i = 0; i < typed.nallow && !r; i++)
 			if (!vw_access_addr_ok(typed.allow[i], NULL)) {
-				vw_list_select(&p->list, T_ALLOW);
+				vw_list_select(&p->ld.list, T_ALLOW);
 				r = vw_err_set(err, -EINVAL, _("Not an address or network: %s"), typed.allow[i]);
 			}
 		vw_strv_free(typed.allow);
 		if (r < 0)
-			return r;
+			return VW_LEAVE_ERROR;
 	}
-	return 0;
-}
-
-static bool editing(void *priv)
-{
-	struct access *p = priv;
-
-	return vw_list_editing(&p->list);
-}
-
-static void done(void *priv)
-{
-	struct access *p = priv;
-
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	return VW_LEAVE_DONE;
 }
 
 static const struct vw_keyhint keys[] = {
@@ -446,6 +419,6 @@ const struct vw_step_ops vw_step_access = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
-	.done = done,
-	.editing = editing,
+	.done = vw_ld_step_done,
+	.editing = vw_ld_editing,
 };

@@ -244,14 +244,14 @@ static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
 		do_apply(priv, ctx);
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	(void)priv;
 	if (!ctx->applied && accepted(ctx))
-		return vw_err_set(err, -1, _("Nothing is written yet: press Enter to write the files, or Esc to go back."));
+		return vw_leave_error(err, _("Nothing is written yet: press Enter to write the files, or Esc to go back."));
 	if (ctx->apply_error && !ctx->applied_res.written)
-		return vw_err_set(err, -1, _("Nothing was written: go back (Esc) and review the plan."));
-	return 0;
+		return vw_leave_error(err, _("Nothing was written: go back (Esc) and review the plan."));
+	return VW_LEAVE_DONE;
 }
 
 static void done(void *priv)

@@ -8,33 +8,25 @@
 enum { DLG_BLOCKED = 1 };
 
 struct checks {
-	struct vw_list list;
-	struct vw_text details;
-	size_t shown;		/* the finding the details are for */
+	struct vw_listdetails ld;	/* first: vw_ld_step_done(); tags: the findings' indexes */
 	bool go_anyway;
 };
 
 static void fill_details(struct checks *p, const struct vw_ctx *ctx)
 {
-	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_text *t = &p->ld.details;
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	const struct vw_finding *fd;
 
-	if (!it || (size_t)it->tag >= ctx->findings->n)
+	if (!it || it->tag < 0 || (size_t)it->tag >= ctx->findings->n || !vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (p->details.np && p->shown == (size_t)it->tag)
-		return;
-	if (!ctx->settled && p->details.np)
-		return;	/* moving: the details follow when the cursor rests */
 	fd = &ctx->findings->v[it->tag];
-	vw_text_clear(&p->details);
-	p->details.top = 0;
-	vw_text_add(&p->details, vw_sev_color(fd->sev), 0, fd->msg);
+	vw_text_add(t, vw_sev_color(fd->sev), 0, fd->msg);
 	if (fd->remedy && *fd->remedy) {
-		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
-		vw_text_add(&p->details, VW_C_HEADING, 0, _("What to do"));
-		vw_text_add(&p->details, VW_C_NORMAL, 0, fd->remedy);
+		vw_text_add(t, VW_C_NORMAL, 0, "");
+		vw_text_add(t, VW_C_HEADING, 0, _("What to do"));
+		vw_text_add(t, VW_C_NORMAL, 0, fd->remedy);
 	}
-	p->shown = (size_t)it->tag;
 }
 
 static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
@@ -43,8 +35,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	const struct vw_findings *fs = ctx->findings;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	/* The worst first: what stops the walk is what to read. */
 	for (int sev = VW_SEV_BLOCKER; sev >= VW_SEV_OK; sev--)
 		for (size_t i = 0; i < fs->n; i++) {
@@ -52,11 +43,11 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 
 			if ((int)fs->v[i].sev != sev)
 				continue;
-			it = vw_list_add(&p->list, VW_ITEM_TEXT, (int)i, fs->v[i].msg);
+			it = vw_list_add(&p->ld.list, VW_ITEM_TEXT, (int)i, fs->v[i].msg);
 			vw_item_mark(it, vw_sev_label(fs->v[i].sev), vw_sev_color(fs->v[i].sev));
 		}
 	if (!fs->n)
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("No findings."));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("No findings."));
 	fill_details(p, ctx);
 	return 0;
 }
@@ -99,7 +90,7 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 		WINDOW *sub = derwin(w, getmaxy(w) - 3, W, 3, 0);
 
 		if (sub) {
-			vw_draw_list_details(sub, NULL, &p->list, 0, _("Details"), &p->details);
+			vw_ld_draw(&p->ld, sub, NULL, 0);
 			delwin(sub);
 		}
 	}
@@ -110,28 +101,24 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	struct checks *p = priv;
 
 	(void)ctx;
-	if (vw_list_key(&p->list, k) != VW_W_IGNORED)
-		return VW_KEY_HANDLED;
-	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-		return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	return VW_KEY_IGNORED;
+	return vw_ld_key(&p->ld, vw_list_key(&p->ld.list, k), k);
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct checks *p = priv;
 	const char *buttons[2];
 
+	(void)err;
 	if (vw_findings_exit_code(ctx->findings) < 2 || p->go_anyway)
-		return 0;
+		return VW_LEAVE_DONE;
 	buttons[0] = _("Go on anyway");
 	buttons[1] = _("Stay");
 	vw_wizard_confirm(ctx, DLG_BLOCKED, _("Passthrough is not possible here"),
 			  _("The lines marked stop must be fixed before a GPU can be passed through on this "
 			    "host. You may still walk through the other steps to look around (as on a "
 			    "support snapshot); the plan will not work here."), buttons, 2, 1);
-	vw_err_set(err, -1, "%s", "");
-	return -1;
+	return VW_LEAVE_DIALOG;
 }
 
 static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
@@ -142,14 +129,6 @@ static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
 		p->go_anyway = true;
 		vw_wizard_next(ctx);
 	}
-}
-
-static void done(void *priv)
-{
-	struct checks *p = priv;
-
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
 }
 
 static const struct vw_keyhint keys[] = {
@@ -172,6 +151,6 @@ const struct vw_step_ops vw_step_checks = {
 	.draw = draw,
 	.key = key,
 	.leave = leave,
-	.done = done,
+	.done = vw_ld_step_done,
 	.answer = answer,
 };

@@ -275,7 +275,7 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	return VW_KEY_IGNORED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct gpu *p = priv;
 	int *idx = NULL;
@@ -286,10 +286,10 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	r = vw_answers_devices(ctx->ch, ctx->facts, &idx, &n, err);
 	free(idx);
 	if (r < 0)
-		return r;
+		return VW_LEAVE_ERROR;
 	if (!n)
-		return vw_err_set(err, -1, _("Tick at least one GPU with Space."));
-	return 0;
+		return vw_leave_error(err, _("Tick at least one GPU with Space."));
+	return VW_LEAVE_DONE;
 }
 
 static void answer(void *priv, struct vw_ctx *ctx, int id, int button)

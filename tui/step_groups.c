@@ -19,13 +19,11 @@ enum { DLG_GIVE = 1 };
 enum { OPT_GIVE = 100000, OPT_IDS, OPT_DOWN };
 
 struct groups {
-	struct vw_list list;
-	struct vw_text details;
+	struct vw_listdetails ld;
 	struct vw_unit gu;	/* the unit of the chosen cards only */
 	bool shared;		/* some group forces other endpoints along */
 	bool later;		/* no groups yet: the IOMMU goes on at the next
 				   boot (check exit 0 or 1), groups come after */
-	int shown;		/* item the details are for */
 	bool confirmed;		/* the user accepted to give the group away */
 };
 
@@ -76,11 +74,11 @@ bool vw_groups_need_choice(const struct vw_ctx *ctx)
 static void build_list(struct groups *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : -1;
+	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag : -1;
 	bool kernel_no = f->kernel.acs_override_support == VW_NO;
 	int opt = current_option(p, ctx);
 
-	vw_list_clear(&p->list);
+	vw_list_clear(&p->ld.list);
 	for (size_t g = 0; g < p->gu.ngroups; g++) {
 		const struct vw_group *grp = vw_facts_group(f, p->gu.groups[g]);
 		struct vw_buf b = VW_BUF_INIT;
@@ -88,7 +86,7 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 		if (!grp)
 			continue;
 		vw_buf_printf(&b, _("Group %d: %s"), grp->id, vw_verdict_text(grp->verdict));
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, b.data);
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, b.data);
 		vw_buf_done(&b);
 		for (size_t k = 0; k < grp->ndevs; k++) {
 			int d = grp->devs[k];
@@ -98,7 +96,7 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			enum vw_ui_color c;
 
 			vw_dev_label(&b, &f->devs[d]);
-			it = vw_list_add(&p->list, VW_ITEM_TEXT, d, b.data);
+			it = vw_list_add(&p->ld.list, VW_ITEM_TEXT, d, b.data);
 			vw_buf_done(&b);
 			/* TRANSLATORS: marks of group members, at most 5 columns:
 			   goes to the VM / stays with the host / must go along. */
@@ -128,44 +126,44 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 		}
 	}
 	if (!p->gu.ngroups && p->later) {
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("Known after the reboot: the IOMMU is off now"));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("Known after the reboot: the IOMMU is off now"));
 		for (size_t k = 0; k < p->gu.n; k++) {
 			struct vw_buf b = VW_BUF_INIT;
 			int d = p->gu.m[k].dev;
 			struct vw_item *it;
 
 			vw_dev_label(&b, &f->devs[d]);
-			it = vw_list_add(&p->list, VW_ITEM_TEXT, d, b.data);
+			it = vw_list_add(&p->ld.list, VW_ITEM_TEXT, d, b.data);
 			vw_buf_done(&b);
 			vw_item_mark(it, _("VM"), VW_C_OK);
 			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
 		}
 	} else if (!p->gu.ngroups) {
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
 	}
 	if (p->shared) {
 		struct vw_item *it;
 
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("How to go on"));
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_GIVE,
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("How to go on"));
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, OPT_GIVE,
 				 _("Give the other devices of the group to the VM too"));
 		it->on = opt == OPT_GIVE;
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_IDS,
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, OPT_IDS,
 				 _("ACS override for these devices only (by their ids)"));
 		it->on = opt == OPT_IDS;
 		it->disabled = kernel_no;
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, OPT_DOWN,
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, OPT_DOWN,
 				 _("ACS override for all ports (downstream,multifunction)"));
 		it->on = opt == OPT_DOWN;
 		it->disabled = kernel_no;
 	}
 	if (keep >= 0)
-		vw_list_select(&p->list, keep);
+		vw_list_select(&p->ld.list, keep);
 	else if (p->shared) {	/* what there is to decide, all choices in view */
-		vw_list_select(&p->list, opt ? opt : OPT_GIVE);
-		p->list.top = p->list.n;	/* the draw shows the end of the list */
+		vw_list_select(&p->ld.list, opt ? opt : OPT_GIVE);
+		p->ld.list.top = p->ld.list.n;	/* the draw shows the end of the list */
 	}
-	p->shown = -2;
+	vw_ld_stale(&p->ld);
 }
 
 /* The devices of the kernel groups the unit touches, and how ov would
@@ -174,7 +172,7 @@ static void preview(struct groups *p, const struct vw_ctx *ctx, const struct vw_
 {
 	const struct vw_facts *f = ctx->facts;
 	struct vw_acs_preview pv;
-	struct vw_text *t = &p->details;
+	struct vw_text *t = &p->ld.details;
 	int *seen = vw_xcalloc(f->ndevs + 1, sizeof(int));
 
 	vw_acs_simulate(f, ov, &pv);
@@ -252,18 +250,14 @@ static void security_warning(struct vw_text *t)
 static void fill_details(struct groups *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	struct vw_item *it = vw_list_current(&p->list);
-	struct vw_text *t = &p->details;
+	struct vw_item *it;
+	struct vw_text *t = &p->ld.details;
 	struct vw_acs_override ov;
-	int tag = it ? it->tag : -1;
+	int tag;
 
-	if (p->shown == tag && t->np)
+	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (!ctx->settled && t->np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = tag;
-	vw_text_clear(t);
-	t->top = 0;
+	tag = it ? it->tag : -1;
 	memset(&ov, 0, sizeof(ov));
 	if (tag == OPT_GIVE) {
 		vw_text_add(t, VW_C_NORMAL, 0,
@@ -357,8 +351,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct groups *p = priv;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	build_unit(p, ctx);
 	build_list(p, ctx);
 	return 0;
@@ -375,7 +368,7 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 		: _("The IOMMU groups of your choice. VFIO hands out whole groups; bridges stay with the host.");
 
 	fill_details(p, ctx);
-	vw_draw_list_details(w, intro, &p->list, 9, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, intro, 9);
 }
 
 static void apply_option(struct groups *p, struct vw_ctx *ctx, int opt)
@@ -395,21 +388,17 @@ static void apply_option(struct groups *p, struct vw_ctx *ctx, int opt)
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct groups *p = priv;
-	enum vw_wkey r = vw_list_key(&p->list, k);
-	struct vw_item *it = vw_list_current(&p->list);
+	enum vw_wkey r = vw_list_key(&p->ld.list, k);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 
 	if (r == VW_W_CHANGED && it && it->kind == VW_ITEM_RADIO)
 		apply_option(p, ctx, it->tag);
 	if (r == VW_W_MOVED && k == ' ' && it && it->disabled)
 		vw_wizard_msg(ctx, VW_C_WARN, "%s", _("This kernel cannot do the ACS override."));
-	if (r != VW_W_IGNORED)
-		return VW_KEY_HANDLED;
-	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-		return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	return VW_KEY_IGNORED;
+	return vw_ld_key(&p->ld, r, k);
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct groups *p = priv;
 	int opt = current_option(p, ctx);
@@ -417,18 +406,18 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct vw_buf b = VW_BUF_INIT;
 
 	if (!p->gu.n)
-		return vw_err_set(err, -1, _("No device is chosen: go back and tick a GPU."));
+		return vw_leave_error(err, _("No device is chosen: go back and tick a GPU."));
 	if (p->later)
-		return 0;	/* the groups are reviewed after the reboot */
+		return VW_LEAVE_DONE;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)
-		return vw_err_set(err, -1, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
-					     "(see the host checks)."));
+		return vw_leave_error(err, _("A chosen device is in no IOMMU group: turn the IOMMU on first "
+				      "(see the host checks)."));
 	if (!p->shared)
-		return 0;
+		return VW_LEAVE_DONE;
 	if (!opt)
-		return vw_err_set(err, -1, _("A group is shared: choose how to go on, with Space."));
+		return vw_leave_error(err, _("A group is shared: choose how to go on, with Space."));
 	if (opt != OPT_GIVE || p->confirmed)
-		return 0;
+		return VW_LEAVE_DONE;
 	vw_buf_adds(&b, _("The VM also gets these devices, and the host loses them:"));
 	for (size_t k = 0; k < p->gu.n; k++) {
 		const struct vw_pci_dev *d = &ctx->facts->devs[p->gu.m[k].dev];
@@ -462,7 +451,7 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_wizard_confirm(ctx, DLG_GIVE, p->gu.host_roles ? _("The host needs some of these") : _("Give the whole group"),
 			  b.data, buttons, 2, 1);
 	vw_buf_done(&b);
-	return vw_err_set(err, -1, "%s", "");
+	return VW_LEAVE_DIALOG;
 }
 
 static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
@@ -488,8 +477,7 @@ static void done(void *priv)
 {
 	struct groups *p = priv;
 
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	vw_ld_done(&p->ld);
 	vw_unit_done(&p->gu);
 }
 

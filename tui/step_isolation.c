@@ -21,8 +21,7 @@ enum {
 };
 
 struct isolation {
-	struct vw_list list;
-	struct vw_text details;
+	struct vw_listdetails ld;
 	struct vw_unit u;
 	int *devs;		/* chosen functions */
 	size_t ndevs;
@@ -30,7 +29,6 @@ struct isolation {
 	char *clash;		/* why ids are ambiguous */
 	char **drivers;		/* host drivers of the unit */
 	char *no_dynamic;	/* why gpu_mode = dynamic is refused, or NULL */
-	int shown;
 };
 
 static const char *const bootloader_words[] = {
@@ -83,43 +81,43 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
 	const struct vw_facts *f = ctx->facts;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_DYNAMIC;
+	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag : T_DYNAMIC;
 	const char *bvals[VW_ARRAY_SIZE(bootloader_words)], *ivals[VW_ARRAY_SIZE(initramfs_words)];
 	const struct vw_boot_ops *bo = boot_ops(ctx);
 	bool dyn = c->gpu_mode == VW_GPU_DYNAMIC;
 	struct vw_buf b = VW_BUF_INIT;
 	struct vw_item *it;
 
-	vw_list_clear(&p->list);
-	vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_DYNAMIC, _("Only while the VM runs (single GPU, libvirt hooks)"));
+	vw_list_clear(&p->ld.list);
+	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_DYNAMIC, _("Only while the VM runs (single GPU, libvirt hooks)"));
 	it->on = dyn;
 	if (p->no_dynamic && !dyn) {
 		it->disabled = true;
 		vw_item_note(it, _("the GPU's IOMMU group holds a device the host needs"));
 	}
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_AUTO, _("Automatic: by ids, or by address for identical cards"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_BIND_AUTO, _("Automatic: by ids, or by address for identical cards"));
 	it->on = c->binding == VW_BIND_AUTO;
 	it->disabled = dyn;
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_IDS, _("By ids (options vfio-pci ids=)"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_BIND_IDS, _("By ids (options vfio-pci ids=)"));
 	it->on = c->binding == VW_BIND_IDS;
 	it->disabled = !p->ids || dyn;
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_ADDR, _("By address (driver_override, early at boot)"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_BIND_ADDR, _("By address (driver_override, early at boot)"));
 	it->on = c->binding == VW_BIND_ADDRESS;
 	it->disabled = dyn;
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_BIND_CMDLINE, _("On the kernel command line (vfio-pci.ids=)"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_BIND_CMDLINE, _("On the kernel command line (vfio-pci.ids=)"));
 	it->on = c->binding == VW_BIND_CMDLINE;
 	it->disabled = !p->ids || dyn;
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_PT, _("iommu=pt: host devices skip IOMMU translation"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_PT, _("iommu=pt: host devices skip IOMMU translation"));
 	it->on = c->iommu_pt;
 
 	if (p->drivers[0])
-		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Host drivers (softdeps make vfio-pci load first)"));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("Host drivers (softdeps make vfio-pci load first)"));
 	for (size_t i = 0; p->drivers[i]; i++) {
 		int user = vw_unit_blacklist_conflict(f, &p->u, p->drivers[i]);
 
 		vw_buf_printf(&b, _("Blacklist %s"), p->drivers[i]);
-		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_BLACKLIST + (int)i, b.data);
+		it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_BLACKLIST + (int)i, b.data);
 		vw_buf_done(&b);
 		it->on = in_blacklist(c, p->drivers[i]);
 		it->disabled = dyn;
@@ -131,50 +129,46 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 		}
 	}
 
-	vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Boot"));
+	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("Boot"));
 	for (size_t i = 0; i < VW_ARRAY_SIZE(bootloader_words); i++)
 		bvals[i] = i ? bootloader_words[i] : _("automatic");
 	for (size_t i = 0; i < VW_ARRAY_SIZE(initramfs_words); i++)
 		ivals[i] = i ? initramfs_words[i] : _("automatic");
-	it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_BOOTLOADER, _("Bootloader"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CYCLE, T_BOOTLOADER, _("Bootloader"));
 	vw_item_values(it, bvals, VW_ARRAY_SIZE(bvals), (size_t)c->bootloader);
 	vw_buf_printf(&b, _("found: %s"), vw_bootloader_label(f->distro.bootloader));
 	vw_item_note(it, b.data);
 	vw_buf_done(&b);
-	it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_INITRAMFS, _("Initramfs tool"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CYCLE, T_INITRAMFS, _("Initramfs tool"));
 	vw_item_values(it, ivals, VW_ARRAY_SIZE(ivals), (size_t)c->initramfs);
 	vw_buf_printf(&b, _("found: %s"), vw_initramfs_label(f->distro.initramfs));
 	vw_item_note(it, b.data);
 	vw_buf_done(&b);
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_TESTBOOT, _("Boot the new settings once first (test boot)"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_TESTBOOT, _("Boot the new settings once first (test boot)"));
 	it->on = c->test_boot;
 	it->disabled = !bo || !bo->plan_test;
 	if (lockout_relevant(p, c)) {
-		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("The host's display"));
-		it = vw_list_add(&p->list, VW_ITEM_CHECK, T_ALLOW,
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("The host's display"));
+		it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_ALLOW,
 				 _("Take the host's display: I reach this host over SSH"));
 		it->on = c->allow_host_display;
 		it->color = VW_C_WARN;
 	}
-	vw_list_align(&p->list);
-	vw_list_select(&p->list, keep);
-	p->shown = -1;
+	vw_list_align(&p->ld.list);
+	vw_list_select(&p->ld.list, keep);
+	vw_ld_stale(&p->ld);
 }
 
 static void fill_details(struct isolation *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	struct vw_item *it = vw_list_current(&p->list);
-	struct vw_text *t = &p->details;
-	int tag = it ? it->tag : -1;
+	struct vw_item *it;
+	struct vw_text *t = &p->ld.details;
+	int tag;
 
-	if (tag == p->shown && t->np)
+	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (!ctx->settled && t->np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = tag;
-	vw_text_clear(t);
-	t->top = 0;
+	tag = it ? it->tag : -1;
 	switch (tag) {
 	case T_BIND_AUTO:
 	case T_BIND_IDS:
@@ -279,8 +273,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct vw_nvlink nl;
 	int r;
 
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	r = vw_answers_devices(ctx->ch, ctx->facts, &p->devs, &p->ndevs, err);
 	if (r < 0)
 		return r;
@@ -308,25 +301,20 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 	struct isolation *p = priv;
 
 	fill_details(p, ctx);
-	vw_draw_list_details(w, NULL, &p->list, 12, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, NULL, 12);
 }
 
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct isolation *p = priv;
-	enum vw_wkey r = vw_list_key(&p->list, k);
-	struct vw_item *it = vw_list_current(&p->list);
+	enum vw_wkey r = vw_list_key(&p->ld.list, k);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	struct vw_choices *c = ctx->ch;
 
 	if (r == VW_W_MOVED && k == ' ' && it && it->disabled && it->note)
 		vw_wizard_msg(ctx, VW_C_WARN, "%s", it->note);
-	if (r != VW_W_CHANGED || !it) {
-		if (r != VW_W_IGNORED)
-			return VW_KEY_HANDLED;
-		if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-			return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-		return VW_KEY_IGNORED;
-	}
+	if (r != VW_W_CHANGED || !it)
+		return vw_ld_key(&p->ld, r, k);
 	switch (it->tag) {
 	case T_BIND_AUTO: c->binding = VW_BIND_AUTO; break;
 	case T_BIND_IDS: c->binding = VW_BIND_IDS; break;
@@ -346,37 +334,36 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	vw_wizard_changed(ctx);
 	if (it->tag == T_BOOTLOADER || it->tag == T_DYNAMIC)
 		build_list(p, ctx);	/* the test boot, the binding items depend on them */
-	p->shown = -1;
+	vw_ld_stale(&p->ld);
 	return VW_KEY_HANDLED;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct isolation *p = priv;
 
 	if (vw_bind_check_lockout(ctx->facts, ctx->ch, p->devs, p->ndevs, NULL) < 0) {
 		/* the core's message speaks of the answers file: say it the wizard's way */
-		vw_list_select(&p->list, T_ALLOW);
-		return vw_err_set(err, -EPERM, _("The chosen devices include the host's display: tick \"Take the "
-						 "host's display\" if you mean it, or go back and choose another GPU."));
+		vw_list_select(&p->ld.list, T_ALLOW);
+		return vw_leave_error(err, _("The chosen devices include the host's display: tick \"Take the "
+				      "host's display\" if you mean it, or go back and choose another GPU."));
 	}
 	if (ctx->ch->gpu_mode == VW_GPU_DYNAMIC && p->no_dynamic) {
-		vw_list_select(&p->list, T_DYNAMIC);
-		return vw_err_set(err, -EPERM, "%s", p->no_dynamic);
+		vw_list_select(&p->ld.list, T_DYNAMIC);
+		return vw_leave_error(err, "%s", p->no_dynamic);
 	}
 	if (ctx->ch->gpu_mode != VW_GPU_DYNAMIC &&
 	    (ctx->ch->binding == VW_BIND_IDS || ctx->ch->binding == VW_BIND_CMDLINE) && !p->ids)
-		return vw_err_set(err, -1, _("Binding by ids would take other devices too: %s"),
-				  p->clash ? p->clash : "");
-	return 0;
+		return vw_leave_error(err, _("Binding by ids would take other devices too: %s"),
+				      p->clash ? p->clash : "");
+	return VW_LEAVE_DONE;
 }
 
 static void done(void *priv)
 {
 	struct isolation *p = priv;
 
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	vw_ld_done(&p->ld);
 	vw_unit_done(&p->u);
 	free(p->devs);
 	free(p->ids);

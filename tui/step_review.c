@@ -189,18 +189,18 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 	}
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	size_t on = 0;
 
 	(void)priv;
 	if (ctx->plan_error)
-		return vw_err_set(err, -1, _("The plan cannot be made: go back and change the choices."));
+		return vw_leave_error(err, _("The plan cannot be made: go back and change the choices."));
 	for (size_t i = 0; i < ctx->plan.n; i++)
 		on += ctx->accept[i];
 	if (ctx->plan.n && !on)
-		return vw_err_set(err, -1, _("Every file is skipped: mark some with Space, or quit."));
-	return 0;
+		return vw_leave_error(err, _("Every file is skipped: mark some with Space, or quit."));
+	return VW_LEAVE_DONE;
 }
 
 static void done(void *priv)

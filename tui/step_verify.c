@@ -13,11 +13,9 @@
 enum { T_CHECK = 0, T_TROUBLE = 1000 };
 
 struct verify {
-	struct vw_list list;
-	struct vw_text details;
+	struct vw_listdetails ld;
 	struct vw_verify v;
 	bool ran;		/* the checks ran (after the reboot) */
-	int shown;
 };
 
 static const char *state_mark(enum vw_verify_state s)
@@ -43,22 +41,22 @@ static void build(struct verify *p, struct vw_ctx *ctx)
 {
 	size_t n;
 	const struct vw_trouble *tr = vw_trouble_list(&n);
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : -1;
+	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag : -1;
 
-	vw_list_clear(&p->list);
+	vw_list_clear(&p->ld.list);
 	if (p->ran) {
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("After the reboot"));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("After the reboot"));
 		for (size_t i = 0; i < p->v.n; i++) {
 			const struct vw_verify_check *c = &p->v.v[i];
-			struct vw_item *it = vw_list_add(&p->list, VW_ITEM_TEXT, T_CHECK + (int)i, c->msg);
+			struct vw_item *it = vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_CHECK + (int)i, c->msg);
 
 			vw_item_mark(it, state_mark(c->state), c->state == VW_CHECK_OK ? VW_C_OK :
 				     c->state == VW_CHECK_FAIL ? VW_C_ERROR : VW_C_WARN);
 		}
 	}
-	vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("Troubleshooting"));
+	vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("Troubleshooting"));
 	for (size_t i = 0; i < n; i++) {
-		struct vw_item *it = vw_list_add(&p->list, VW_ITEM_TEXT, T_TROUBLE + (int)i, _(tr[i].title));
+		struct vw_item *it = vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_TROUBLE + (int)i, _(tr[i].title));
 
 		if (diagnosed(p, tr[i].code))
 			vw_item_mark(it, "!!", VW_C_ERROR);
@@ -68,8 +66,8 @@ static void build(struct verify *p, struct vw_ctx *ctx)
 			vw_item_mark(it, tr[i].guest ? _("guest") : _("host"), VW_C_DIM);
 	}
 	if (keep >= 0)
-		vw_list_select(&p->list, keep);
-	p->shown = -2;
+		vw_list_select(&p->ld.list, keep);
+	vw_ld_stale(&p->ld);
 	(void)ctx;
 }
 
@@ -83,19 +81,15 @@ static void trouble_text(struct vw_text *t, const struct vw_trouble *tr)
 
 static void fill_details(struct verify *p, const struct vw_ctx *ctx)
 {
-	struct vw_item *it = vw_list_current(&p->list);
-	struct vw_text *t = &p->details;
-	int tag = it ? it->tag : -1;
+	struct vw_item *it;
+	struct vw_text *t = &p->ld.details;
+	int tag;
 	size_t n;
 	const struct vw_trouble *tr = vw_trouble_list(&n);
 
-	if (tag == p->shown && t->np)
+	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (!ctx->settled && t->np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = tag;
-	vw_text_clear(t);
-	t->top = 0;
+	tag = it ? it->tag : -1;
 	if (tag >= T_TROUBLE && (size_t)(tag - T_TROUBLE) < n) {
 		trouble_text(t, &tr[tag - T_TROUBLE]);
 		return;
@@ -124,10 +118,10 @@ static void run_checks(struct verify *p, struct vw_ctx *ctx)
 	p->ran = true;
 	build(p, ctx);
 	/* Open on the first failure: that is what to read. */
-	vw_list_select(&p->list, T_CHECK);
+	vw_list_select(&p->ld.list, T_CHECK);
 	for (size_t i = 0; i < p->v.n; i++)
 		if (p->v.v[i].state == VW_CHECK_FAIL) {
-			vw_list_select(&p->list, T_CHECK + (int)i);
+			vw_list_select(&p->ld.list, T_CHECK + (int)i);
 			break;
 		}
 }
@@ -137,8 +131,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct verify *p = priv;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	if (ctx->rebooted)
 		run_checks(p, ctx);
 	else
@@ -172,7 +165,7 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 			  "below is there any time.");
 	}
 	fill_details(p, ctx);
-	vw_draw_list_details(w, intro, &p->list, 0, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, intro, 0);
 	vw_buf_done(&b);
 }
 
@@ -203,19 +196,14 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		vw_wizard_msg(ctx, VW_C_INFO, "%s", _("The checks run after the reboot."));
 		return VW_KEY_HANDLED;
 	}
-	if (vw_list_key(&p->list, k) != VW_W_IGNORED)
-		return VW_KEY_HANDLED;
-	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-		return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	return VW_KEY_IGNORED;
+	return vw_ld_key(&p->ld, vw_list_key(&p->ld.list, k), k);
 }
 
 static void done(void *priv)
 {
 	struct verify *p = priv;
 
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	vw_ld_done(&p->ld);
 	vw_verify_done(&p->v);
 }
 

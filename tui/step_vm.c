@@ -12,20 +12,19 @@
 #include "vmplan.h"
 
 enum {
-	T_LIBVIRT = 1, T_PROXMOX, T_EXISTING, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
+	T_EXISTING = 1, T_NAME, T_VMID, T_MEM, T_CPUS, T_WIN, T_LINUX, T_HIDE,
 	T_QCOW, T_IMAGE, T_DISK, T_SIZE, T_PATH, T_DISKSEL, T_ISO, T_VIRTIO,
+	T_TARGET = 1000,	/* + enum vw_vm_target */
 };
 
 struct vm {
-	struct vw_list list;
-	struct vw_text details;
+	struct vw_listdetails ld;	/* first: vw_ld_editing() */
 	struct vw_storage st;
 	bool st_ok;
 	char **disks;		/* usable whole disks ("/dev/disk/by-id/..." or /dev/sdX) */
 	size_t ndisks;
-	int shown;
 	long ram_mib;		/* the host's memory (/proc/meminfo), 0 unknown */
-	bool has_target[2];	/* per enum vw_vm_target: installed here */
+	unsigned has_target;	/* bit per enum vw_vm_target: installed here */
 };
 
 /* The host's memory in MiB from the first line of /proc/meminfo
@@ -41,21 +40,24 @@ static long host_ram_mib(const struct vw_sysroot *sr)
 	return kb / 1024;
 }
 
-/* What a person has to do when the chosen target is not on this host. */
-static const char *absent_text(enum vw_vm_target t)
+/* The back end of target t, NULL when there is none: the targets are
+ * offered in the order of enum vw_vm_target. */
+static const struct vw_vm_ops *target_ops(int t)
 {
-	return t == VW_VM_PROXMOX
-		? _("Proxmox VE is not installed on this host: choose libvirt, or leave the name empty to "
-		    "prepare only the host.")
-		: _("libvirt is not installed on this host. Install it first (Debian, Ubuntu: apt install "
-		    "libvirt-daemon-system qemu-system-x86 ovmf; Fedora: dnf install @virtualization; Arch: "
-		    "pacman -S libvirt qemu-desktop edk2-ovmf), or leave the name empty to prepare only the "
-		    "host.");
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if ((int)vw_vm_backends[i]->target == t)
+			return vw_vm_backends[i];
+	return NULL;
+}
+
+static bool installed(const struct vm *p, enum vw_vm_target t)
+{
+	return p->has_target & (1u << t);
 }
 
 static struct vw_item *field(struct vm *p, int tag, const char *label, const char *value, size_t max)
 {
-	struct vw_item *it = vw_list_add(&p->list, VW_ITEM_FIELD, tag, label);
+	struct vw_item *it = vw_list_add(&p->ld.list, VW_ITEM_FIELD, tag, label);
 
 	vw_field_done(&it->field);
 	vw_field_init(&it->field, value, max, false);
@@ -73,43 +75,41 @@ static struct vw_item *numfield(struct vm *p, int tag, const char *label, long v
 static void build_list(struct vm *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
-	int keep = vw_list_current(&p->list) ? vw_list_current(&p->list)->tag : T_NAME;
-	bool pve = c->vm.target == VW_VM_PROXMOX;
+	int keep = vw_list_current(&p->ld.list) ? vw_list_current(&p->ld.list)->tag : T_NAME;
+	const struct vw_vm_ops *ops;
 	struct vw_item *it;
 
-	vw_list_clear(&p->list);
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_LIBVIRT, _("libvirt (virt-manager, virsh)"));
-	it->on = !pve;
-	it->group = 1;
-	vw_item_note(it, p->has_target[VW_VM_LIBVIRT] ? _("found on this host") : _("not installed"));
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_PROXMOX, _("Proxmox VE"));
-	it->on = pve;
-	it->group = 1;
-	vw_item_note(it, p->has_target[VW_VM_PROXMOX] ? _("found on this host") : _("not installed"));
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_EXISTING, _("Change an existing VM instead of making a new one"));
+	vw_list_clear(&p->ld.list);
+	for (int t = 0; (ops = target_ops(t)); t++) {
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_TARGET + t, _(ops->label));
+		it->on = c->vm.target == ops->target;
+		it->group = 1;
+		vw_item_note(it, installed(p, ops->target) ? _("found on this host") : _("not installed"));
+	}
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_EXISTING, _("Change an existing VM instead of making a new one"));
 	it->on = c->vm.existing;
 	field(p, T_NAME, _("Name"), c->vm.name, 64);
-	if (pve)
+	if (vw_vm_ops_get(c->vm.target)->uses_vmid)
 		numfield(p, T_VMID, _("VMID (0: the next free one)"), c->vm.vmid);
 	numfield(p, T_MEM, _("Memory (MiB)"), c->vm.memory_mib);
 	numfield(p, T_CPUS, _("Virtual CPUs"), c->vm.vcpus);
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_WIN, _("Windows guest"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_WIN, _("Windows guest"));
 	it->on = c->vm.guest_os == VW_GUEST_WINDOWS;
 	it->group = 2;
-	it = vw_list_add(&p->list, VW_ITEM_RADIO, T_LINUX, _("Linux guest"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_LINUX, _("Linux guest"));
 	it->on = c->vm.guest_os == VW_GUEST_LINUX;
 	it->group = 2;
-	it = vw_list_add(&p->list, VW_ITEM_CHECK, T_HIDE, _("\"Code 43\" options: hide KVM, Hyper-V vendor id"));
+	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_HIDE, _("\"Code 43\" options: hide KVM, Hyper-V vendor id"));
 	it->on = c->vm.hide_kvm;
 	if (!c->vm.existing) {
-		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Disk"));
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_QCOW, _("A new qcow2 image"));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("Disk"));
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_QCOW, _("A new qcow2 image"));
 		it->on = c->vm.storage_type == VW_STORAGE_QCOW2;
 		it->group = 3;
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_IMAGE, _("An existing image file"));
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_IMAGE, _("An existing image file"));
 		it->on = c->vm.storage_type == VW_STORAGE_IMAGE;
 		it->group = 3;
-		it = vw_list_add(&p->list, VW_ITEM_RADIO, T_DISK, _("A whole disk"));
+		it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_DISK, _("A whole disk"));
 		it->on = c->vm.storage_type == VW_STORAGE_DISK;
 		it->group = 3;
 		it->disabled = !p->ndisks && c->vm.storage_type != VW_STORAGE_DISK;
@@ -131,7 +131,7 @@ static void build_list(struct vm *p, const struct vw_ctx *ctx)
 				if (!strcmp(p->disks[i], c->vm.storage_path))
 					cur = i;
 			if (p->ndisks) {
-				it = vw_list_add(&p->list, VW_ITEM_CYCLE, T_DISKSEL, _("Disk"));
+				it = vw_list_add(&p->ld.list, VW_ITEM_CYCLE, T_DISKSEL, _("Disk"));
 				vw_item_values(it, (const char *const *)p->disks, p->ndisks, cur);
 			}
 			break;
@@ -139,13 +139,13 @@ static void build_list(struct vm *p, const struct vw_ctx *ctx)
 		}
 		/* Installation media: a path on this host (libvirt), or a
 		 * volume of a Proxmox storage (local:iso/NAME.iso). */
-		vw_list_add(&p->list, VW_ITEM_HEADING, 0, _("Installation media (CD-ROMs)"));
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("Installation media (CD-ROMs)"));
 		field(p, T_ISO, _("Installer ISO (empty: none)"), c->vm.install_iso, 4096);
 		field(p, T_VIRTIO, _("virtio-win ISO (empty: none)"), c->vm.virtio_iso, 4096);
 	}
-	vw_list_align(&p->list);
-	vw_list_select(&p->list, keep);
-	p->shown = -1;
+	vw_list_align(&p->ld.list);
+	vw_list_select(&p->ld.list, keep);
+	vw_ld_stale(&p->ld);
 }
 
 static void disk_details(struct vm *p, struct vw_text *t, const char *path)
@@ -170,34 +170,21 @@ static void disk_details(struct vm *p, struct vw_text *t, const char *path)
 static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
-	struct vw_item *it = vw_list_current(&p->list);
-	struct vw_text *t = &p->details;
-	int tag = it ? it->tag : -1;
+	const struct vw_vm_ops *ops;
+	struct vw_item *it;
+	struct vw_text *t = &p->ld.details;
+	int tag;
 
-	if (tag == p->shown && t->np)
+	if (!vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (!ctx->settled && t->np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = tag;
-	vw_text_clear(t);
-	t->top = 0;
+	tag = it ? it->tag : -1;
+	if (tag >= T_TARGET && (ops = target_ops(tag - T_TARGET))) {
+		vw_text_add(t, VW_C_NORMAL, 0, _(ops->about));
+		if (!installed(p, ops->target))
+			vw_text_add(t, VW_C_WARN, 0, _(ops->absent));
+		return;
+	}
 	switch (tag) {
-	case T_LIBVIRT:
-		vw_text_add(t, VW_C_NORMAL, 0,
-			    _("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "
-			      "wizard writes the domain document to /etc/vfiowiz/libvirt/ and defines it with "
-			      "virsh define: libvirt's own files are never edited."));
-		if (!p->has_target[VW_VM_LIBVIRT])
-			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_LIBVIRT));
-		break;
-	case T_PROXMOX:
-		vw_text_add(t, VW_C_NORMAL, 0,
-			    _("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "
-			      "/etc/pve/qemu-server/VMID.conf. noVNC shows only the emulated display, never the "
-			      "passed-through GPU."));
-		if (!p->has_target[VW_VM_PROXMOX])
-			vw_text_add(t, VW_C_WARN, 0, absent_text(VW_VM_PROXMOX));
-		break;
 	case T_EXISTING:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Add the devices to a VM you already have (by its name, or VMID on Proxmox): "
@@ -258,20 +245,19 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	struct vm *p = priv;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
+	vw_ld_init(&p->ld);
 	p->st_ok = vw_storage_list(ctx->sr, &p->st, NULL) == 0;
 	p->ram_mib = host_ram_mib(ctx->sr);
-	for (int t = VW_VM_LIBVIRT; t <= VW_VM_PROXMOX; t++) {
-		const struct vw_vm_ops *ops = vw_vm_ops_get((enum vw_vm_target)t);
-
-		p->has_target[t] = ops && ops->detect(ctx->sr, ctx->facts);
-	}
-	/* The default is what is installed: Proxmox VE on a Proxmox host. */
-	if (!p->has_target[ctx->ch->vm.target] && p->has_target[!ctx->ch->vm.target]) {
-		ctx->ch->vm.target = !ctx->ch->vm.target;
-		ctx->dirty = true;
-	}
+	for (size_t i = 0; vw_vm_backends[i]; i++)
+		if (vw_vm_backends[i]->detect(ctx->sr, ctx->facts))
+			p->has_target |= 1u << vw_vm_backends[i]->target;
+	/* The default is what is installed (the first in detection order):
+	   Proxmox VE on a Proxmox host. */
+	for (size_t i = 0; !installed(p, ctx->ch->vm.target) && vw_vm_backends[i]; i++)
+		if (installed(p, vw_vm_backends[i]->target)) {
+			ctx->ch->vm.target = vw_vm_backends[i]->target;
+			ctx->dirty = true;
+		}
 	for (size_t i = 0; p->st_ok && i < p->st.ndisks; i++) {
 		const struct vw_blk_disk *d = &p->st.disks[i];
 
@@ -289,7 +275,7 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 	struct vm *p = priv;
 
 	fill_details(p, ctx);
-	vw_draw_list_details(w, NULL, &p->list, 13, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, NULL, 13);
 }
 
 static bool path_ok(const char *s)
@@ -353,21 +339,14 @@ static void set_num(long *dst, const struct vw_field *f, long lo, long hi)
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct vm *p = priv;
-	enum vw_wkey r = vw_list_key(&p->list, k);
-	struct vw_item *it = vw_list_current(&p->list);
+	enum vw_wkey r = vw_list_key(&p->ld.list, k);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	struct vw_choices *c = ctx->ch;
 	bool rebuild = false;
 
-	if (r != VW_W_CHANGED || !it) {
-		if (r != VW_W_IGNORED)
-			return VW_KEY_HANDLED;
-		if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-			return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-		return VW_KEY_IGNORED;
-	}
+	if (r != VW_W_CHANGED || !it)
+		return vw_ld_key(&p->ld, r, k);
 	switch (it->tag) {
-	case T_LIBVIRT: c->vm.target = VW_VM_LIBVIRT; rebuild = true; break;
-	case T_PROXMOX: c->vm.target = VW_VM_PROXMOX; rebuild = true; break;
 	case T_EXISTING: c->vm.existing = it->on; rebuild = true; break;
 	case T_NAME: set_str(&c->vm.name, &it->field, name_ok); break;
 	case T_VMID: set_num(&c->vm.vmid, &it->field, 0, 999999999); break;
@@ -393,19 +372,24 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		free(c->vm.storage_path);
 		c->vm.storage_path = vw_xstrdup(it->values[it->value]);
 		break;
-	default: break;
+	default:
+		if (it->tag >= T_TARGET) {
+			c->vm.target = (enum vw_vm_target)(it->tag - T_TARGET);
+			rebuild = true;
+		}
+		break;
 	}
 	vw_wizard_changed(ctx);
 	if (rebuild)
 		build_list(p, ctx);
-	p->shown = -1;
+	vw_ld_stale(&p->ld);
 	return VW_KEY_HANDLED;
 }
 
 /* The number in a field, or an error naming the field. */
 static int field_num(struct vm *p, int tag, long lo, long hi, long *out, struct vw_err *err)
 {
-	struct vw_item *it = vw_list_find(&p->list, tag);
+	struct vw_item *it = vw_list_find(&p->ld.list, tag);
 	char *s, *end;
 	long v;
 
@@ -415,7 +399,7 @@ static int field_num(struct vm *p, int tag, long lo, long hi, long *out, struct 
 	errno = 0;
 	v = strtol(s, &end, 10);
 	if (errno || end == s || *end || v < lo || v > hi) {
-		vw_list_select(&p->list, tag);
+		vw_list_select(&p->ld.list, tag);
 		free(s);
 		return vw_err_set(err, -EINVAL, _("%s: a whole number from %ld to %ld, please."), it->label, lo, hi);
 	}
@@ -424,102 +408,96 @@ static int field_num(struct vm *p, int tag, long lo, long hi, long *out, struct 
 	return 0;
 }
 
-static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
+static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 {
 	struct vm *p = priv;
 	struct vw_choices *c = ctx->ch;
+	const struct vw_vm_ops *ops = vw_vm_ops_get(c->vm.target);
 	struct vw_image_info info;
 
 	struct vw_item *it;
 
-	if (p->ram_mib && (it = vw_list_find(&p->list, T_MEM))) {
+	if (p->ram_mib && (it = vw_list_find(&p->ld.list, T_MEM))) {
 		char *s = vw_field_get(&it->field);
 		long v = strtol(s, NULL, 10);
 
 		free(s);
 		if (v > p->ram_mib) {
-			vw_list_select(&p->list, T_MEM);
-			return vw_err_set(err, -EINVAL, _("This host has %ld MiB of memory: give the VM less, and "
-							  "leave a few GiB to the host."), p->ram_mib);
+			vw_list_select(&p->ld.list, T_MEM);
+			return vw_leave_error(err, _("This host has %ld MiB of memory: give the VM less, and "
+					      "leave a few GiB to the host."), p->ram_mib);
 		}
 	}
 	if (field_num(p, T_MEM, 256, MEM_MAX, &c->vm.memory_mib, err) < 0 ||
 	    field_num(p, T_CPUS, 1, 1024, &c->vm.vcpus, err) < 0 ||
 	    field_num(p, T_VMID, 0, 999999999, &c->vm.vmid, err) < 0 ||
 	    field_num(p, T_SIZE, 1, 1L << 20, &c->vm.storage_size_gib, err) < 0)
-		return -1;
-	if ((it = vw_list_find(&p->list, T_NAME))) {
+		return VW_LEAVE_ERROR;
+	if ((it = vw_list_find(&p->ld.list, T_NAME))) {
 		char *s = vw_field_get(&it->field);
 		bool ok = name_ok(s);
 
 		free(s);
 		if (!ok) {
-			vw_list_select(&p->list, T_NAME);
-			return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
-							  "(at most 64, not starting with '.')."));
+			vw_list_select(&p->ld.list, T_NAME);
+			return vw_leave_error(err, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+					      "(at most 64, not starting with '.')."));
 		}
 	}
-	if ((it = vw_list_find(&p->list, T_PATH))) {
+	if ((it = vw_list_find(&p->ld.list, T_PATH))) {
 		char *s = vw_field_get(&it->field);
 		bool ok = path_ok(s);
 
 		free(s);
 		if (!ok) {
-			vw_list_select(&p->list, T_PATH);
-			return vw_err_set(err, -EINVAL, _("The image file is an absolute path, starting with /."));
+			vw_list_select(&p->ld.list, T_PATH);
+			return vw_leave_error(err, _("The image file is an absolute path, starting with /."));
 		}
 	}
-	if (!*c->vm.name && !(c->vm.target == VW_VM_PROXMOX && c->vm.existing && c->vm.vmid))
-		return 0;	/* the host only, no VM */
-	if (!p->has_target[c->vm.target]) {
-		vw_list_select(&p->list, c->vm.target == VW_VM_PROXMOX ? T_PROXMOX : T_LIBVIRT);
-		return vw_err_set(err, -ENOENT, "%s", absent_text(c->vm.target));
+	if (!*c->vm.name && !(ops->uses_vmid && c->vm.existing && c->vm.vmid))
+		return VW_LEAVE_DONE;	/* the host only, no VM */
+	if (!installed(p, c->vm.target)) {
+		vw_list_select(&p->ld.list, T_TARGET + (int)c->vm.target);
+		return vw_leave_error(err, "%s", _(ops->absent));
 	}
 	if (*c->vm.name && !vw_vm_name_ok(c->vm.name)) {
-		vw_list_select(&p->list, T_NAME);
-		return vw_err_set(err, -EINVAL, _("The name may hold letters, digits, '.', '_', '+' and '-' "
-						  "(at most 64, not starting with '.')."));
+		vw_list_select(&p->ld.list, T_NAME);
+		return vw_leave_error(err, _("The name may hold letters, digits, '.', '_', '+' and '-' "
+				      "(at most 64, not starting with '.')."));
 	}
 	if (c->vm.existing)
-		return 0;
+		return VW_LEAVE_DONE;
 	if (c->vm.storage_type == VW_STORAGE_IMAGE &&
 	    vw_storage_check_image(ctx->sr, c->vm.storage_path, &info, err) < 0) {
-		vw_list_select(&p->list, T_PATH);
-		return -1;
+		vw_list_select(&p->ld.list, T_PATH);
+		return VW_LEAVE_ERROR;
 	}
 	/* The ISOs must exist (Proxmox volumes are checked by the plan). */
-	if (*c->vm.install_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.install_iso[0] == '/') &&
+	if (*c->vm.install_iso && (!ops->iso_volumes || c->vm.install_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.install_iso, _("installer ISO"), err) < 0) {
-		vw_list_select(&p->list, T_ISO);
-		return -1;
+		vw_list_select(&p->ld.list, T_ISO);
+		return VW_LEAVE_ERROR;
 	}
-	if (*c->vm.virtio_iso && (c->vm.target == VW_VM_LIBVIRT || c->vm.virtio_iso[0] == '/') &&
+	if (*c->vm.virtio_iso && (!ops->iso_volumes || c->vm.virtio_iso[0] == '/') &&
 	    vw_vm_check_iso(ctx->sr, c->vm.virtio_iso, _("virtio-win ISO"), err) < 0) {
-		vw_list_select(&p->list, T_VIRTIO);
-		return -1;
+		vw_list_select(&p->ld.list, T_VIRTIO);
+		return VW_LEAVE_ERROR;
 	}
 	if (c->vm.storage_type == VW_STORAGE_DISK) {
 		const struct vw_blk_disk *d;
 
 		if (!p->st_ok || vw_storage_check_disk(&p->st, c->vm.storage_path, &d, err) < 0)
-			return p->st_ok ? -1 : vw_err_set(err, -ENOENT, _("The disks of this host cannot be listed."));
+			return p->st_ok ? VW_LEAVE_ERROR
+					: vw_leave_error(err, _("The disks of this host cannot be listed."));
 	}
-	return 0;
-}
-
-static bool editing(void *priv)
-{
-	struct vm *p = priv;
-
-	return vw_list_editing(&p->list);
+	return VW_LEAVE_DONE;
 }
 
 static void done(void *priv)
 {
 	struct vm *p = priv;
 
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	vw_ld_done(&p->ld);
 	if (p->st_ok)
 		vw_storage_done(&p->st);
 	for (size_t i = 0; i < p->ndisks; i++)
@@ -549,5 +527,5 @@ const struct vw_step_ops vw_step_vm = {
 	.key = key,
 	.leave = leave,
 	.done = done,
-	.editing = editing,
+	.editing = vw_ld_editing,
 };

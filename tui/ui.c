@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* ui.c - terminal setup and restore, colours, glyphs, keys, width-aware text. */
+/* ui.c - terminal setup and restore, colours, glyphs, keys, width-aware text,
+ * and the drawing helpers and labels the steps share. */
 #include "ui.h"
 
 #include <errno.h>
@@ -14,6 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 #include <wchar.h>
+
+#include "unit.h"
+#include "widgets.h"
 
 struct vw_ui vw_ui;
 volatile sig_atomic_t vw_ui_interrupted;
@@ -634,4 +638,202 @@ char *vw_ui_dump(void)
 	}
 	vw_buf_add(&b, "", 0);
 	return vw_buf_steal(&b);
+}
+
+/* ---- drawing helpers and labels shared by the steps ---- */
+
+int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a)
+{
+	char **lines;
+	size_t n = vw_ui_wrap(text, width, 0, &lines);
+	int used = 0;
+
+	for (size_t i = 0; i < n && used < max; i++, used++) {
+		if (used == max - 1 && i + 1 < n) {
+			/* More than fits (a translation is often longer): the
+			   last line ends in an ellipsis, so nothing is lost
+			   silently. */
+			char *more = vw_xasprintf("%s %s", lines[i], lines[i + 1]);
+
+			if (vw_ui_width(more) <= width) {
+				free(more);
+				more = vw_xasprintf("%s%s", lines[i], vw_ui.g.ellipsis);
+			}
+			vw_ui_put(w, y + used, x, width, more, a);
+			free(more);
+		} else {
+			vw_ui_put(w, y + used, x, width, lines[i], a);
+		}
+	}
+	vw_strv_free(lines);
+	return used;
+}
+
+void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
+			  const char *details_title, struct vw_text *details)
+{
+	int H = getmaxy(w), W = getmaxx(w), y = 0, lh, rest;
+
+	if (intro && *intro) {
+		/* 3 lines hold the English intros at 80 columns; translations
+		   run longer, so up to a quarter of the window. */
+		y += vw_draw_para(w, y, 0, W, H / 4 > 3 ? H / 4 : 3, intro, A_NORMAL);
+		y++;
+	}
+	rest = H - y;
+	lh = (int)l->n;
+	if (list_max <= 0)
+		list_max = rest / 2 > 4 ? rest / 2 : 4;
+	else if (H > 21)	/* 21: the body at 80x24; a taller terminal shows more of the list */
+		list_max += (H - 21) / 2;
+	if (lh > list_max)
+		lh = list_max;
+	if (lh > rest - 3)
+		lh = rest - 3;
+	if (lh < 1)
+		lh = 1;
+	vw_list_draw(l, w, y, 0, lh, W, true);
+	y += lh;
+	if (!details || H - y < 3)
+		return;
+	vw_ui_rule(w, y, 0, W, details_title, vw_ui_attr(VW_C_FRAME));
+	y++;
+	vw_text_draw(details, w, y, 0, H - y, W);
+}
+
+const char *vw_sev_label(enum vw_severity s)
+{
+	switch (s) {
+	/* TRANSLATORS: severity marks in the host checks, at most 5 columns. */
+	case VW_SEV_OK: return _("ok");
+	case VW_SEV_INFO: return _("info");
+	case VW_SEV_WARN: return _("warn");
+	case VW_SEV_FIXABLE: return _("fix");
+	case VW_SEV_BLOCKER: return _("stop");
+	}
+	return "";
+}
+
+enum vw_ui_color vw_sev_color(enum vw_severity s)
+{
+	switch (s) {
+	case VW_SEV_OK: return VW_C_OK;
+	case VW_SEV_INFO: return VW_C_INFO;
+	case VW_SEV_WARN: return VW_C_WARN;
+	case VW_SEV_FIXABLE: return VW_C_FIX;
+	case VW_SEV_BLOCKER: return VW_C_ERROR;
+	}
+	return VW_C_NORMAL;
+}
+
+void vw_role_short(struct vw_buf *out, unsigned roles)
+{
+	const char *w[3];
+	size_t n = 0;
+
+	if (roles & VW_HOST_STORAGE)
+		w[n++] = _("disks");
+	if (roles & VW_HOST_NETWORK)
+		w[n++] = _("network");
+	if (roles & VW_HOST_INPUT)
+		w[n++] = _("keyboard");
+	if (!n)
+		return;
+	{
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t i = 0; i < n; i++)
+			vw_buf_printf(&l, "%s%s", i ? ", " : "", w[i]);
+		/* TRANSLATORS: a list row's warning; %s is "disks", "network",
+		   "keyboard" joined by ", ": what the host would lose. */
+		vw_buf_printf(out, _("host's %s!"), l.data);
+		vw_buf_done(&l);
+	}
+}
+
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *why = d->host_role_why && *d->host_role_why ? d->host_role_why : "";
+	struct vw_buf l = VW_BUF_INIT;
+
+	vw_dev_label(&l, d);
+	if (*d->driver)
+		vw_buf_printf(&l, " (%s)", d->driver);
+	if (d->boot_vga == 1)
+		vw_buf_printf(out, _("%s is the display the host boots on: after the reboot the host shows "
+				     "nothing on its screen, and you reach it only over SSH.\n"), l.data);
+	if (d->host_role & VW_HOST_STORAGE)
+		vw_buf_printf(out, _("%s holds the host's own disks%s%s: without them the host cannot run, "
+				     "and does not boot again.\n"), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_NETWORK)
+		vw_buf_printf(out, _("%s carries the host's network%s%s: without it the host is cut off, and "
+				     "this SSH session drops.\n"), l.data, *why ? ": " : "", why);
+	if (d->host_role & VW_HOST_INPUT)
+		vw_buf_printf(out, _("%s holds the host's only keyboard%s%s: without it you cannot type at "
+				     "the host.\n"), l.data, *why ? ": " : "", why);
+	vw_buf_done(&l);
+}
+
+const char *vw_group_kind_short(const struct vw_pci_dev *d)
+{
+	unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+
+	/* TRANSLATORS: short kinds of devices in a list row: network card,
+	   disk controller, USB controller. */
+	if (base == 0x02)
+		return _("NIC");
+	if (base == 0x01)
+		return _("disks");
+	if (sub == 0x0c03)
+		return _("USB");
+	return NULL;
+}
+
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u)
+{
+	static const char *const what[3] = {
+		N_("Network cards: %s. If the host uses one, it loses that network, and an SSH session "
+		   "through it drops."),
+		N_("Disk controllers: %s. The host loses every disk on them."),
+		N_("USB controllers: %s. The host loses the keyboards and disks plugged into them."),
+	};
+
+	for (int kind = 0; kind < 3; kind++) {
+		struct vw_buf l = VW_BUF_INIT;
+
+		for (size_t k = 0; k < u->n; k++) {
+			const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
+			unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
+			int dk = base == 0x02 ? 0 : base == 0x01 ? 1 : sub == 0x0c03 ? 2 : -1;
+
+			if (u->m[k].why != VW_UNIT_GROUP || d->host_role || dk != kind)
+				continue;
+			vw_buf_printf(&l, "%s%s", l.len ? ", " : "", d->addr);
+			if (*d->driver)
+				vw_buf_printf(&l, " (%s)", d->driver);
+		}
+		if (l.len) {
+			vw_buf_printf(out, _(what[kind]), l.data);
+			vw_buf_adds(out, "\n");
+		}
+		vw_buf_done(&l);
+	}
+}
+
+void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
+{
+	const char *v = d->vendor_name, *n = d->device_name;
+
+	vw_buf_printf(out, "%s ", d->addr);
+	/* "NVIDIA Corporation" says no more than "NVIDIA" in a list. */
+	if (vw_startswith(v, "NVIDIA"))
+		v = "NVIDIA";
+	else if (vw_startswith(v, "Advanced Micro Devices"))
+		v = "AMD";
+	else if (vw_startswith(v, "Intel Corporation"))
+		v = "Intel";
+	if (*n)
+		vw_buf_printf(out, "%s %s", *v ? v : "", n);
+	else
+		vw_buf_printf(out, "[%04x:%04x]", d->vendor, d->device);
 }

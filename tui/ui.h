@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* ui.h - the terminal: setup and restore, colours, glyphs, keys, and text
- * drawn by display width.
+ * drawn by display width; the drawing helpers and labels the steps share.
  *
  * Contracts:
  *  - vw_ui_open() takes the terminal (or, headless, a virtual one of a fixed
@@ -20,7 +20,13 @@
 #include <stddef.h>
 #include <curses.h>
 
+#include "facts.h"
+#include "findings.h"
 #include "vw.h"
+
+struct vw_list;
+struct vw_text;
+struct vw_unit;
 
 /* Smallest terminal the wizard draws in. */
 #define VW_UI_MIN_COLS 80
@@ -153,5 +159,34 @@ size_t vw_ui_wrap(const char *s, int width, int indent, char ***lines);
 /* Dump the screen as text lines (UTF-8 or the locale's encoding), trailing
  * blanks removed, one '\n' after each line.  Caller frees. */
 char *vw_ui_dump(void);
+
+/* ---- drawing helpers and labels shared by the steps ---- */
+
+/* Wrapped text from line y; at most max lines, the last one ending in an
+ * ellipsis when the text is longer; returns the lines used. */
+int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a);
+/* The usual step layout: an intro paragraph, the list, a rule titled
+ * details_title and the details text below it.  The list gets at most
+ * list_max lines (0: about half of what is left). */
+void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
+			  const char *details_title, struct vw_text *details);
+
+/* Short translated names for display. */
+const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
+enum vw_ui_color vw_sev_color(enum vw_severity s);
+/* What the host needs the devices for (enum vw_host_role bits), in a few
+ * words for a list row: "host disks, network". */
+void vw_role_short(struct vw_buf *out, unsigned roles);
+/* One paragraph per role of d: the device, what the host uses it for
+ * (host_role_why) and what losing it means. */
+void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d);
+/* For the devices u's IOMMU groups bring along that the host may use
+ * though no role was found (network, storage and USB controllers): one
+ * line per kind, their addresses and what losing them would mean.
+ * vw_group_kind_short: "NIC", "disks", "USB" or NULL. */
+void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u);
+const char *vw_group_kind_short(const struct vw_pci_dev *d);
+/* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
+void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* wizard.c - the step runner: the walk, the keys every step shares, the
- * screen frame, help, quit, resume, and the headless scripted mode. */
+ * screen frame, help, quit, resume; headless, keys from a script
+ * (tui/script.c) or a test's probe. */
 #include "wizard.h"
 
 #include <errno.h>
@@ -12,6 +13,7 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "script.h"
 #include "unit.h"
 
 /* The walk, in order. */
@@ -21,11 +23,6 @@ static const struct vw_step_ops *const steps[] = {
 };
 
 enum { DLG_QUIT = -1 };
-
-struct script_key {
-	int key;
-	int cols, lines;	/* for resizes */
-};
 
 struct vw_wizard {
 	struct vw_ctx ctx;
@@ -46,14 +43,10 @@ struct vw_wizard {
 	bool facts_borrowed;	/* ctx.facts is the caller's (opts.facts) */
 	/* headless */
 	bool headless;
-	struct script_key *script;
-	size_t nscript, ip;
-	const char *dump;
-	unsigned ndump;
+	struct vw_script script;	/* --script, --dump */
 	const struct vw_wizard_probe *probe;
 };
 
-#define SCRIPT_RESIZE VW_KEY_FN(0775)
 /* How long the keys must pause before details panes follow the cursor. */
 #define SETTLE_MS 120
 
@@ -136,6 +129,18 @@ void vw_wizard_next(struct vw_ctx *ctx)
 	ctx->wz->pending_next = true;
 }
 
+enum vw_leave_result vw_leave_error(struct vw_err *err, const char *fmt, ...)
+{
+	char msg[sizeof(err->msg)];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	vw_err_set(err, -EINVAL, "%s", msg);
+	return VW_LEAVE_ERROR;
+}
+
 void vw_wizard_goto(struct vw_ctx *ctx, const char *id)
 {
 	free(ctx->wz->goto_id);
@@ -158,203 +163,6 @@ int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err)
 	free(ctx->boot_id);
 	ctx->boot_id = vw_boot_id(ctx->sr);
 	return 0;
-}
-
-int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a)
-{
-	char **lines;
-	size_t n = vw_ui_wrap(text, width, 0, &lines);
-	int used = 0;
-
-	for (size_t i = 0; i < n && used < max; i++, used++) {
-		if (used == max - 1 && i + 1 < n) {
-			/* More than fits (a translation is often longer): the
-			   last line ends in an ellipsis, so nothing is lost
-			   silently. */
-			char *more = vw_xasprintf("%s %s", lines[i], lines[i + 1]);
-
-			if (vw_ui_width(more) <= width) {
-				free(more);
-				more = vw_xasprintf("%s%s", lines[i], vw_ui.g.ellipsis);
-			}
-			vw_ui_put(w, y + used, x, width, more, a);
-			free(more);
-		} else {
-			vw_ui_put(w, y + used, x, width, lines[i], a);
-		}
-	}
-	vw_strv_free(lines);
-	return used;
-}
-
-void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
-			  const char *details_title, struct vw_text *details)
-{
-	int H = getmaxy(w), W = getmaxx(w), y = 0, lh, rest;
-
-	if (intro && *intro) {
-		/* 3 lines hold the English intros at 80 columns; translations
-		   run longer, so up to a quarter of the window. */
-		y += vw_draw_para(w, y, 0, W, H / 4 > 3 ? H / 4 : 3, intro, A_NORMAL);
-		y++;
-	}
-	rest = H - y;
-	lh = (int)l->n;
-	if (list_max <= 0)
-		list_max = rest / 2 > 4 ? rest / 2 : 4;
-	else if (H > 21)	/* 21: the body at 80x24; a taller terminal shows more of the list */
-		list_max += (H - 21) / 2;
-	if (lh > list_max)
-		lh = list_max;
-	if (lh > rest - 3)
-		lh = rest - 3;
-	if (lh < 1)
-		lh = 1;
-	vw_list_draw(l, w, y, 0, lh, W, true);
-	y += lh;
-	if (!details || H - y < 3)
-		return;
-	vw_ui_rule(w, y, 0, W, details_title, vw_ui_attr(VW_C_FRAME));
-	y++;
-	vw_text_draw(details, w, y, 0, H - y, W);
-}
-
-const char *vw_sev_label(enum vw_severity s)
-{
-	switch (s) {
-	/* TRANSLATORS: severity marks in the host checks, at most 5 columns. */
-	case VW_SEV_OK: return _("ok");
-	case VW_SEV_INFO: return _("info");
-	case VW_SEV_WARN: return _("warn");
-	case VW_SEV_FIXABLE: return _("fix");
-	case VW_SEV_BLOCKER: return _("stop");
-	}
-	return "";
-}
-
-enum vw_ui_color vw_sev_color(enum vw_severity s)
-{
-	switch (s) {
-	case VW_SEV_OK: return VW_C_OK;
-	case VW_SEV_INFO: return VW_C_INFO;
-	case VW_SEV_WARN: return VW_C_WARN;
-	case VW_SEV_FIXABLE: return VW_C_FIX;
-	case VW_SEV_BLOCKER: return VW_C_ERROR;
-	}
-	return VW_C_NORMAL;
-}
-
-
-void vw_role_short(struct vw_buf *out, unsigned roles)
-{
-	const char *w[3];
-	size_t n = 0;
-
-	if (roles & VW_HOST_STORAGE)
-		w[n++] = _("disks");
-	if (roles & VW_HOST_NETWORK)
-		w[n++] = _("network");
-	if (roles & VW_HOST_INPUT)
-		w[n++] = _("keyboard");
-	if (!n)
-		return;
-	{
-		struct vw_buf l = VW_BUF_INIT;
-
-		for (size_t i = 0; i < n; i++)
-			vw_buf_printf(&l, "%s%s", i ? ", " : "", w[i]);
-		/* TRANSLATORS: a list row's warning; %s is "disks", "network",
-		   "keyboard" joined by ", ": what the host would lose. */
-		vw_buf_printf(out, _("host's %s!"), l.data);
-		vw_buf_done(&l);
-	}
-}
-
-void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d)
-{
-	const char *why = d->host_role_why && *d->host_role_why ? d->host_role_why : "";
-	struct vw_buf l = VW_BUF_INIT;
-
-	vw_dev_label(&l, d);
-	if (*d->driver)
-		vw_buf_printf(&l, " (%s)", d->driver);
-	if (d->boot_vga == 1)
-		vw_buf_printf(out, _("%s is the display the host boots on: after the reboot the host shows "
-				     "nothing on its screen, and you reach it only over SSH.\n"), l.data);
-	if (d->host_role & VW_HOST_STORAGE)
-		vw_buf_printf(out, _("%s holds the host's own disks%s%s: without them the host cannot run, "
-				     "and does not boot again.\n"), l.data, *why ? ": " : "", why);
-	if (d->host_role & VW_HOST_NETWORK)
-		vw_buf_printf(out, _("%s carries the host's network%s%s: without it the host is cut off, and "
-				     "this SSH session drops.\n"), l.data, *why ? ": " : "", why);
-	if (d->host_role & VW_HOST_INPUT)
-		vw_buf_printf(out, _("%s holds the host's only keyboard%s%s: without it you cannot type at "
-				     "the host.\n"), l.data, *why ? ": " : "", why);
-	vw_buf_done(&l);
-}
-
-const char *vw_group_kind_short(const struct vw_pci_dev *d)
-{
-	unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
-
-	/* TRANSLATORS: short kinds of devices in a list row: network card,
-	   disk controller, USB controller. */
-	if (base == 0x02)
-		return _("NIC");
-	if (base == 0x01)
-		return _("disks");
-	if (sub == 0x0c03)
-		return _("USB");
-	return NULL;
-}
-
-void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u)
-{
-	static const char *const what[3] = {
-		N_("Network cards: %s. If the host uses one, it loses that network, and an SSH session "
-		   "through it drops."),
-		N_("Disk controllers: %s. The host loses every disk on them."),
-		N_("USB controllers: %s. The host loses the keyboards and disks plugged into them."),
-	};
-
-	for (int kind = 0; kind < 3; kind++) {
-		struct vw_buf l = VW_BUF_INIT;
-
-		for (size_t k = 0; k < u->n; k++) {
-			const struct vw_pci_dev *d = &f->devs[u->m[k].dev];
-			unsigned base = d->class_code >> 16, sub = d->class_code >> 8;
-			int dk = base == 0x02 ? 0 : base == 0x01 ? 1 : sub == 0x0c03 ? 2 : -1;
-
-			if (u->m[k].why != VW_UNIT_GROUP || d->host_role || dk != kind)
-				continue;
-			vw_buf_printf(&l, "%s%s", l.len ? ", " : "", d->addr);
-			if (*d->driver)
-				vw_buf_printf(&l, " (%s)", d->driver);
-		}
-		if (l.len) {
-			vw_buf_printf(out, _(what[kind]), l.data);
-			vw_buf_adds(out, "\n");
-		}
-		vw_buf_done(&l);
-	}
-}
-
-void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d)
-{
-	const char *v = d->vendor_name, *n = d->device_name;
-
-	vw_buf_printf(out, "%s ", d->addr);
-	/* "NVIDIA Corporation" says no more than "NVIDIA" in a list. */
-	if (vw_startswith(v, "NVIDIA"))
-		v = "NVIDIA";
-	else if (vw_startswith(v, "Advanced Micro Devices"))
-		v = "AMD";
-	else if (vw_startswith(v, "Intel Corporation"))
-		v = "Intel";
-	if (*n)
-		vw_buf_printf(out, "%s %s", *v ? v : "", n);
-	else
-		vw_buf_printf(out, "[%04x:%04x]", d->vendor, d->device);
 }
 
 /* ---- the walk ---- */
@@ -423,8 +231,14 @@ static void go_next(struct vw_wizard *wz)
 	struct vw_err err = { 0 };
 	size_t i = wz->cur;
 
-	if (step(wz)->leave && step(wz)->leave(wz->priv, &wz->ctx, &err) < 0) {
+	switch (step(wz)->leave ? step(wz)->leave(wz->priv, &wz->ctx, &err) : VW_LEAVE_DONE) {
+	case VW_LEAVE_DONE:
+		break;
+	case VW_LEAVE_ERROR:
 		vw_wizard_msg(&wz->ctx, VW_C_ERROR, "%s", err.msg);
+		return;
+	case VW_LEAVE_STAY:
+	case VW_LEAVE_DIALOG:	/* the dialog's answer goes on, or not */
 		return;
 	}
 	do
@@ -756,21 +570,7 @@ static void draw(struct vw_wizard *wz)
 
 static void dump(struct vw_wizard *wz)
 {
-	char *path, *text;
-	FILE *fp;
-
-	if (!wz->dump)
-		return;
-	path = vw_xasprintf("%s/%03u-%s.txt", wz->dump, wz->ndump++,
-			    too_small() ? "too-small" : step(wz)->id);
-	text = vw_ui_dump();
-	fp = fopen(path, "w");
-	if (fp) {
-		fputs(text, fp);
-		fclose(fp);
-	}
-	free(text);
-	free(path);
+	vw_script_dump(&wz->script, too_small() ? "too-small" : step(wz)->id);
 }
 
 /* ---- keys ---- */
@@ -848,54 +648,6 @@ static void dispatch(struct vw_wizard *wz, int key)
 		request_quit(wz);
 }
 
-static int parse_script(struct vw_wizard *wz, const char *script, struct vw_err *err)
-{
-	char *copy = vw_xstrdup(script), *save = NULL;
-
-	for (char *tok = strtok_r(copy, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-		struct script_key k = { VW_KEY_NONE, 0, 0 };
-
-		tok = vw_strtrim(tok);
-		if (!*tok)
-			continue;
-		if (vw_startswith(tok, "type:")) {
-			wchar_t wc;
-			mbstate_t st;
-			const char *p = tok + 5;
-
-			memset(&st, 0, sizeof(st));
-			while (*p) {
-				size_t n = mbrtowc(&wc, p, strlen(p), &st);
-
-				if (n == (size_t)-1 || n == (size_t)-2 || n == 0)
-					break;
-				wz->script = vw_xreallocarray(wz->script, wz->nscript + 1, sizeof(*wz->script));
-				wz->script[wz->nscript++] = (struct script_key){ (int)wc, 0, 0 };
-				p += n;
-			}
-			continue;
-		}
-		if (vw_startswith(tok, "resize:")) {
-			if (sscanf(tok + 7, "%dx%d", &k.cols, &k.lines) != 2 || k.cols < 10 || k.lines < 5 ||
-			    k.cols > 1000 || k.lines > 1000) {
-				free(copy);
-				return vw_err_set(err, -EINVAL, _("bad size in the script: %s"), tok);
-			}
-			k.key = SCRIPT_RESIZE;
-		} else {
-			k.key = vw_ui_key_parse(tok);
-		}
-		if (k.key == VW_KEY_NONE) {
-			free(copy);
-			return vw_err_set(err, -EINVAL, _("unknown key in the script: %s"), tok);
-		}
-		wz->script = vw_xreallocarray(wz->script, wz->nscript + 1, sizeof(*wz->script));
-		wz->script[wz->nscript++] = k;
-	}
-	free(copy);
-	return 0;
-}
-
 /* ---- set up and run ---- */
 
 static size_t start_step(struct vw_wizard *wz, const char *start_at)
@@ -948,20 +700,20 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	memset(&wz, 0, sizeof(wz));
 	if (o->start_at && check_start_at(o->start_at) < 0)
 		return VW_EXIT_ERROR;
-	if (o->script && parse_script(&wz, o->script, &err) < 0) {
+	if (o->script && vw_script_parse(&wz.script, o->script, &err) < 0) {
 		fprintf(stderr, "%s: %s\n", PACKAGE, err.msg);
 		return VW_EXIT_ERROR;
 	}
 	if (o->dump && mkdir(o->dump, 0755) < 0 && errno != EEXIST) {
 		fprintf(stderr, _("%s: cannot make %s: %s\n"), PACKAGE, o->dump, strerror(errno));
-		free(wz.script);
+		vw_script_done(&wz.script);
 		return VW_EXIT_ERROR;
 	}
 	if (o->demo) {
 		demo_src = vw_cli_demo_dir();
 		if (!demo_src) {
 			fprintf(stderr, _("%s: the demo host is not installed (set VFIOWIZ_DEMO)\n"), PACKAGE);
-			free(wz.script);
+			vw_script_done(&wz.script);
 			return VW_EXIT_ERROR;
 		}
 		/* Copied in the background once the first screen is up: until
@@ -999,7 +751,7 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	vw_text_init(&wz.help);
 	wz.headless = o->script != NULL || o->probe != NULL;
 	wz.probe = o->probe;
-	wz.dump = o->dump;
+	wz.script.dump = o->dump;
 
 	uo.headless = wz.headless;
 	uo.cols = o->cols > 0 ? o->cols : 80;
@@ -1035,14 +787,9 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 			if (key == VW_KEY_NONE)
 				break;
 		} else if (wz.headless) {
-			if (wz.ip >= wz.nscript)
+			key = vw_script_next(&wz.script);
+			if (key == VW_KEY_NONE)
 				break;
-			key = wz.script[wz.ip].key;
-			if (key == SCRIPT_RESIZE) {
-				vw_ui_resize(wz.script[wz.ip].cols, wz.script[wz.ip].lines);
-				key = VW_KEY_RESIZE;
-			}
-			wz.ip++;
 		} else {
 			key = vw_ui_getkey(wz.ctx.settled ? -1 : SETTLE_MS);
 			if (key == VW_KEY_NONE) {	/* the cursor rests: details now */
@@ -1103,7 +850,7 @@ out_root:
 	if (o->demo)
 		vw_demo_end(&wz.demo);
 	free(demo_src);
-	free(wz.script);
+	vw_script_done(&wz.script);
 	return rc;
 }
 

@@ -13,6 +13,7 @@
 #ifndef VW_WIZARD_H
 #define VW_WIZARD_H
 
+#include <limits.h>
 #include <stdbool.h>
 #include <curses.h>
 
@@ -69,6 +70,15 @@ enum vw_key_result {
 	VW_KEY_BACK,		/* go back (as Esc) */
 };
 
+/* What a step's leave() decided. */
+enum vw_leave_result {
+	VW_LEAVE_DONE,		/* go on */
+	VW_LEAVE_STAY,		/* stay, saying nothing (the step said why itself) */
+	VW_LEAVE_DIALOG,	/* stay: it opened a dialog, whose answer() may call
+				   vw_wizard_next() to go on */
+	VW_LEAVE_ERROR,		/* stay and show err */
+};
+
 /* One entry of the key line: the key as shown, and what it does (N_()). */
 struct vw_keyhint {
 	const char *key;
@@ -89,8 +99,8 @@ struct vw_step_ops {
 	void (*draw)(void *priv, const struct vw_ctx *, WINDOW *w);
 	/* A key; IGNORED lets the runner handle it (arrows are not global). */
 	enum vw_key_result (*key)(void *priv, struct vw_ctx *, int key);
-	/* Validate before going on: a failure shows err and stays (NULL: ok). */
-	int (*leave)(void *priv, struct vw_ctx *, struct vw_err *);
+	/* Validate before going on (NULL: always done). */
+	enum vw_leave_result (*leave)(void *priv, struct vw_ctx *, struct vw_err *);
 	/* Release what enter() made (priv itself is the runner's). */
 	void (*done)(void *priv);
 	/* The answer to a dialog this step opened with vw_wizard_confirm(). */
@@ -151,6 +161,8 @@ int vw_wizard_save(struct vw_ctx *ctx, struct vw_err *err);
 /* Go on to the next step after the current key, as Enter does (leave()
  * is asked again): for a step whose leave() opened a dialog. */
 void vw_wizard_next(struct vw_ctx *ctx);
+/* For leave(): set err (printf format) and return VW_LEAVE_ERROR. */
+enum vw_leave_result vw_leave_error(struct vw_err *err, const char *fmt, ...) VW_PRINTF(2, 3);
 /* Jump to the step with this id (after the current key). */
 void vw_wizard_goto(struct vw_ctx *ctx, const char *id);
 /* Before writing: on the demo host, wait for its private copy and move
@@ -160,39 +172,44 @@ int vw_wizard_writable(struct vw_ctx *ctx, struct vw_err *err);
 /* Probe the host again (after apply, after a pretend reboot). */
 int vw_wizard_reprobe(struct vw_ctx *ctx, struct vw_err *err);
 
+/* ---- list and details (tui/w_listdetails.c) ---- */
+
+/* The layout of most steps: a list, and below it the details of the item
+ * under the cursor.  The details follow the cursor only when it rests
+ * (ctx->settled): while keys come, only the list moves, which is little to
+ * send over SSH.  When a step's priv begins with this struct,
+ * vw_ld_editing() and vw_ld_step_done() can be its editing() and done(). */
+struct vw_listdetails {
+	struct vw_list list;
+	struct vw_text details;
+	int shown;		/* tag of the item the details are for, or
+				   VW_LD_STALE */
+};
+
+#define VW_LD_STALE INT_MIN
+
+void vw_ld_init(struct vw_listdetails *ld);
+void vw_ld_done(struct vw_listdetails *ld);
+/* The details are out of date: they are written again at the next draw. */
+void vw_ld_stale(struct vw_listdetails *ld);
+/* Before drawing: true when the step must write the details for *it, the
+ * item under the cursor (NULL: none), which they are now cleared for;
+ * false when they are for it already, or some are shown while the cursor
+ * moves. */
+bool vw_ld_follow(struct vw_listdetails *ld, const struct vw_ctx *ctx, struct vw_item **it);
+/* vw_draw_list_details() of both, titled "Details". */
+void vw_ld_draw(struct vw_listdetails *ld, WINDOW *w, const char *intro, int list_max);
+/* A key after the list had it (r: what vw_list_key() said): the list's
+ * keys are handled; PgUp and PgDn scroll the details. */
+enum vw_key_result vw_ld_key(struct vw_listdetails *ld, enum vw_wkey r, int key);
+/* A text field of the list has the keys: a step's editing(). */
+bool vw_ld_editing(void *priv);
+/* A step's done() when its priv holds nothing more to free. */
+void vw_ld_step_done(void *priv);
+
 /* The ticked cards' IOMMU groups force devices along and no way on is
  * chosen yet (step_groups.c): after the reboot that turned the IOMMU on,
  * the walk resumes there. */
 bool vw_groups_need_choice(const struct vw_ctx *ctx);
-
-/* ---- drawing helpers shared by the steps ---- */
-
-/* Wrapped text from line y; at most max lines, the last one ending in an
- * ellipsis when the text is longer; returns the lines used. */
-int vw_draw_para(WINDOW *w, int y, int x, int width, int max, const char *text, attr_t a);
-/* The usual step layout: an intro paragraph, the list, a rule titled
- * details_title and the details text below it.  The list gets at most
- * list_max lines (0: about half of what is left). */
-void vw_draw_list_details(WINDOW *w, const char *intro, struct vw_list *l, int list_max,
-			  const char *details_title, struct vw_text *details);
-
-/* Short translated names for display. */
-const char *vw_sev_label(enum vw_severity s);		/* "ok", "fix", ... */
-enum vw_ui_color vw_sev_color(enum vw_severity s);
-/* What the host needs the devices for (enum vw_host_role bits), in a few
- * words for a list row: "host disks, network". */
-void vw_role_short(struct vw_buf *out, unsigned roles);
-/* One paragraph per role of d: the device, what the host uses it for
- * (host_role_why) and what losing it means. */
-void vw_role_loss(struct vw_buf *out, const struct vw_pci_dev *d);
-/* For the devices u's IOMMU groups bring along that the host may use
- * though no role was found (network, storage and USB controllers): one
- * line per kind, their addresses and what losing them would mean.
- * vw_group_kind_short: "NIC", "disks", "USB" or NULL. */
-struct vw_unit;
-void vw_group_losses(struct vw_buf *out, const struct vw_facts *f, const struct vw_unit *u);
-const char *vw_group_kind_short(const struct vw_pci_dev *d);
-/* "0000:09:00.0 NVIDIA GA102 [GeForce RTX 3090]" style label of a device. */
-void vw_dev_label(struct vw_buf *out, const struct vw_pci_dev *d);
 
 #endif
