@@ -597,9 +597,9 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 	}
 	vw_buf_done(&b);
 	/* Drivers and licences: once, where they apply. */
-	for (size_t k = 0; k < o->ntypes; k++)
-		nvidia |= d->vendor == 0x10de;
-	nvidia |= o->mig != NULL;
+	if (tag == OPT_WHOLE || tag == OPT_NONE)
+		return;	/* whole or not at all: no vGPU, no VF driver */
+	nvidia = o->ntypes || o->mig;
 	if (nvidia || (o->sriov_total > 0 && !o->vf_model)) {
 		vw_text_add(t, VW_C_NORMAL, 0, "");
 		vw_text_add(t, VW_C_HEADING, 0, _("Drivers and licences"));
