@@ -100,6 +100,36 @@ static void share_short(struct vw_buf *b, const struct vw_ctx *ctx, int dev)
 	}
 }
 
+/* A card that can be shared says so, and how it is given now. */
+static void share_details(struct gpu *p, const struct vw_ctx *ctx, int idx)
+{
+	const struct vw_facts *f = ctx->facts;
+	struct vw_offer o;
+	struct vw_buf l = VW_BUF_INIT;
+
+	vw_offer_build(&o, f, &p->mig, idx);
+	if (vw_offer_shareable(&o)) {
+		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
+		vw_text_add(&p->details, VW_C_HEADING, 0, _("Sharing it"));
+		if (vw_choices_shared(ctx->ch, f, idx)) {
+			share_short(&l, ctx, idx);
+			vw_text_addf(&p->details, VW_C_NORMAL, 0, _("Given to the VM as: %s."), l.data);
+			for (size_t i = 0; i < ctx->ch->ndevices; i++) {
+				int d = vw_facts_find_dev(f, ctx->ch->devices[i]);
+
+				if (d >= 0 && f->devs[d].vf && f->devs[d].physfn == idx)
+					vw_text_addf(&p->details, VW_C_NORMAL, 0, _("The VM gets %s (VF %d)."),
+						     f->devs[d].addr, f->devs[d].vf_index + 1);
+			}
+		}
+		vw_text_add(&p->details, VW_C_NORMAL, 0,
+			    _("This GPU can go whole or be shared with other VMs (virtual functions, "
+			      "vGPU types or MIG): Space shows the ways and what is free."));
+	}
+	vw_buf_done(&l);
+	vw_offer_done(&o);
+}
+
 static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
@@ -146,6 +176,10 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 	if (!*d->reset_method)
 		vw_text_add(&p->details, VW_C_WARN, 0,
 			    _("The card has no reset method: it may not work again after the VM stops."));
+	if (vw_choices_shared(ctx->ch, f, idx)) {	/* the card stays; what goes is its share */
+		share_details(p, ctx, idx);
+		return;
+	}
 	vw_unit_build_idx_nv(&u, f, &p->nl, &idx, 1);
 	vw_text_add(&p->details, VW_C_NORMAL, 0, "");
 	vw_text_add(&p->details, VW_C_HEADING, 0, _("Goes to the VM with it"));
@@ -187,25 +221,7 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 		vw_buf_done(&l);
 	}
 	vw_unit_done(&u);
-	{	/* a card that can be shared says so, and how it is given now */
-		struct vw_offer o;
-		struct vw_buf l = VW_BUF_INIT;
-
-		vw_offer_build(&o, f, &p->mig, idx);
-		if (vw_offer_shareable(&o)) {
-			vw_text_add(&p->details, VW_C_NORMAL, 0, "");
-			vw_text_add(&p->details, VW_C_HEADING, 0, _("Sharing it"));
-			if (vw_choices_shared(ctx->ch, f, idx)) {
-				share_short(&l, ctx, idx);
-				vw_text_addf(&p->details, VW_C_NORMAL, 0, _("Given to the VM as: %s."), l.data);
-			}
-			vw_text_add(&p->details, VW_C_NORMAL, 0,
-				    _("This GPU can go whole or be shared with other VMs (virtual functions, "
-				      "vGPU types or MIG): Space shows the ways and what is free."));
-		}
-		vw_buf_done(&l);
-		vw_offer_done(&o);
-	}
+	share_details(p, ctx, idx);
 }
 
 /* The cards, from the choices: after enter() and after every change. */
@@ -235,12 +251,12 @@ static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 			vw_buf_adds(&b, ", ");
 		}
 		/* The dangers first: the row's note may be cut at 80 columns. */
-		if (d->boot_vga == 1) {
+		if (!shared && d->boot_vga == 1) {	/* shared: the card stays the host's */
 			vw_buf_adds(&b, _("boot display"));
 			vw_buf_adds(&b, ", ");
 			it->color = VW_C_WARN;
 		}
-		{	/* what the host would lose with it, in the row itself */
+		if (!shared) {	/* what the host would lose with it, in the row itself */
 			struct vw_unit u;
 			int idx = (int)i;
 
