@@ -416,8 +416,11 @@ static int leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	const char *buttons[2];
 	struct vw_buf b = VW_BUF_INIT;
 
-	if (!p->gu.n)
+	/* A shared GPU may bring no device: vGPUs, VFs the next boot makes. */
+	if (!p->gu.n && !ctx->ch->nmdevs && !ctx->ch->nvgpus && !ctx->ch->nsriov && !ctx->ch->nmigs)
 		return vw_err_set(err, -1, _("No device is chosen: go back and tick a GPU."));
+	if (!p->gu.n)
+		return 0;
 	if (p->later)
 		return 0;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)
