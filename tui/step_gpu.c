@@ -246,10 +246,8 @@ static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 		shared = vw_choices_shared(ctx->ch, f, (int)i);
 		it->on = shared || vw_choices_has_gpu(ctx->ch, d);
 		vw_buf_done(&b);
-		if (shared) {	/* how it is shared, first */
+		if (shared)	/* how it is shared, alone */
 			share_short(&b, ctx, (int)i);
-			vw_buf_adds(&b, ", ");
-		}
 		/* The dangers first: the row's note may be cut at 80 columns. */
 		if (!shared && d->boot_vga == 1) {	/* shared: the card stays the host's */
 			vw_buf_adds(&b, _("boot display"));
@@ -302,7 +300,8 @@ static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 			vw_buf_printf(&b, ngettext("%d VF", "%d VFs", (unsigned long)d->sriov_num), d->sriov_num);
 			vw_buf_adds(&b, ", ");
 		}
-		vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
+		if (!shared)	/* shared: how says enough, and the row is short */
+			vw_buf_adds(&b, *d->driver ? d->driver : _("no driver"));
 		vw_item_note(it, b.data);
 		vw_buf_done(&b);
 	}
@@ -562,6 +561,10 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 			      count, o->sriov_total);
 		vw_text_add(t, VW_C_NORMAL, 0, b.data);
 		vw_buf_done(&b);
+		if (count < o->sriov_num)	/* core/sriov_plan.c: never fewer than enabled */
+			vw_text_addf(t, VW_C_WARN, 0,
+				     _("%d exist now and stay: the plan never makes fewer, a VM may use them."),
+				     o->sriov_num);
 		for (size_t k = 0; k < d->nvfs && !b.len; k++)
 			if (f->devs[d->vfs[k]].vf_index < count)
 				vw_buf_printf(&b, _("The VM gets %s (VF %d)."), f->devs[d->vfs[k]].addr,
@@ -692,6 +695,15 @@ static enum vw_key_result offer_key(struct gpu *p, struct vw_ctx *ctx, int k)
 	}
 	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
 		return vw_text_key(&p->odetails, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
+	if ((k == VW_KEY_LEFT || k == VW_KEY_RIGHT) && vw_list_current(&p->olist) &&
+	    vw_list_current(&p->olist)->tag == OPT_VFS && vw_list_find(&p->olist, OPT_COUNT)) {
+		/* the count, from the VFs' own row too */
+		struct vw_item *c = vw_list_find(&p->olist, OPT_COUNT);
+
+		c->value = (c->value + (k == VW_KEY_LEFT ? c->nvalues - 1 : 1)) % c->nvalues;
+		p->oshown = -1;
+		return VW_KEY_HANDLED;
+	}
 	r = vw_list_key(&p->olist, k);
 	if (r == VW_W_MOVED || r == VW_W_CHANGED)
 		offer_follow(p);

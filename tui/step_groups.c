@@ -140,6 +140,9 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			vw_item_mark(it, _("VM"), VW_C_OK);
 			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
 		}
+	} else if (!p->gu.n) {	/* a shared GPU: vGPUs, or VFs the next boot makes */
+		vw_list_add(&p->list, VW_ITEM_HEADING, -1,
+			    _("The GPU is shared: no device of this host goes to vfio-pci now."));
 	} else if (!p->gu.ngroups) {
 		vw_list_add(&p->list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
 	}
