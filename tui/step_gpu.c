@@ -323,6 +323,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_text_init(&p->details);
 	vw_list_init(&p->olist);
 	vw_text_init(&p->odetails);
+	ctx->panel = NULL;
 	p->shown = -1;
 	/* Read now, while the NVIDIA driver still owns the GPUs (bound to
 	 * vfio-pci, nvidia-smi sees nothing), and kept in the state. */
@@ -881,7 +882,10 @@ const struct vw_step_ops vw_step_gpu = {
 		   "apart by their address.\n\n"
 		   "The VM gets the whole card: every function in its slot (HDMI audio, USB-C, UCSI), and "
 		   "every device its IOMMU group forces along. The details show that list before you "
-		   "choose."),
+		   "choose.\n\n"
+		   "A GPU that can be shared (SR-IOV virtual functions, vGPU types, MIG) shows its offer "
+		   "with Space: the whole GPU, N virtual functions, one vGPU type or a MIG profile, with "
+		   "what is free now. Enter gives it that way; Esc leaves it as it was."),
 	.keys = keys,
 	.priv_size = sizeof(struct gpu),
 	.enter = enter,
