@@ -417,19 +417,22 @@ static int element_card(const struct vw_facts *f, const char *s)
 }
 
 /* Drop the elements of v whose card is card (-1: whose card is ticked
- * whole); with vfs, only VF entries count (devices). */
+ * whole); with vfs, only VF entries count (devices).  Decided before any
+ * goes: with vfs, v is c->devices, which vw_choices_has_gpu reads. */
 static bool drop_elements(char **v, size_t *n, const struct vw_choices *c, const struct vw_facts *f,
 			  int card, bool vfs)
 {
+	bool *drop = vw_xcalloc(*n + 1, sizeof(bool)), changed = false;
 	size_t k = 0;
-	bool changed = false;
 
 	for (size_t i = 0; i < *n; i++) {
 		int d = vfs ? vw_facts_find_dev(f, v[i]) : -1;
 		int owner = vfs ? (d >= 0 && f->devs[d].vf ? f->devs[d].physfn : -1) : element_card(f, v[i]);
-		bool drop = owner >= 0 && (card >= 0 ? owner == card : vw_choices_has_gpu(c, &f->devs[owner]));
 
-		if (drop) {
+		drop[i] = owner >= 0 && (card >= 0 ? owner == card : vw_choices_has_gpu(c, &f->devs[owner]));
+	}
+	for (size_t i = 0; i < *n; i++) {
+		if (drop[i]) {
 			free(v[i]);
 			changed = true;
 		} else {
@@ -439,6 +442,7 @@ static bool drop_elements(char **v, size_t *n, const struct vw_choices *c, const
 	*n = k;
 	if (v)
 		v[k] = NULL;
+	free(drop);
 	return changed;
 }
 
