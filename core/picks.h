@@ -8,6 +8,7 @@
 #include "acs.h"
 #include "answers.h"
 #include "facts.h"
+#include "mig.h"
 #include "nvlink.h"
 #include "unit.h"
 
@@ -63,5 +64,72 @@ void vw_picks_acs_ids(const struct vw_facts *f, const struct vw_unit *u, struct 
  * holds a display-class function (the GPUs the user chose, as opposed to
  * devices added for their IOMMU group). */
 bool vw_picks_gpu_slot(const struct vw_facts *f, const struct vw_pci_dev *d);
+
+/* ---- sharing one card (issue 16) ----
+ *
+ * A card is a GPU that is no VF: the PF of SR-IOV virtual functions, a
+ * parent of mediated devices (itself or through its VFs), a MIG GPU.  The
+ * wizard gives it whole (its slot in devices) or shared, one way at a time:
+ *  - N virtual functions: sriov_numvfs "PF=N", and the first VF that exists
+ *    now in devices (none when none exists yet: the plan makes them);
+ *  - one vGPU type: mdev "PARENT=TYPE" on the first parent (the card or a
+ *    VF) with a free instance, or vgpu "VF=ID" on the first VF holding none;
+ *  - one MIG profile: mig "GPU=PROFILE", and the MIG-backed vGPU type of
+ *    that profile (mdev or vgpu) where the host lists one with room.
+ * These elements belong to their card: giving it whole, or not at all,
+ * drops them (vw_choices_set_gpu, vw_choices_tidy). */
+
+/* One vGPU type a card offers, summed over its parents, from the facts. */
+struct vw_offer_type {
+	char id[72];		/* mdev type id "nvidia-701", or vGPU type number "1004" */
+	char name[72];		/* "GRID A100D-10C", "NVIDIA L40-16C"; the id when none */
+	const char *description;	/* mdev description (in facts), "" none */
+	bool vgpu;		/* NVIDIA vendor-specific (vgpu key); else mdev */
+	int free;		/* instances that can be made now */
+	int total;		/* free plus those of this type that exist */
+};
+
+/* How a card can be given: what the host says now. */
+struct vw_offer {
+	int dev;		/* the card's facts index */
+	int vfs_used;		/* its VFs bound to a driver other than vfio-pci */
+	int mdevs_now;		/* mediated devices that exist on it or its VFs */
+	int sriov_total, sriov_num;	/* the PF's counts; 0 when no SR-IOV */
+	bool vf_model;		/* VFs: a vGPU through them, never VFs alone
+				   (NVIDIA: its VFs exist for vGPU types) */
+	struct vw_offer_type *types;
+	size_t ntypes;
+	const struct vw_mig_gpu *mig;	/* into the vw_mig given; NULL: no MIG */
+	size_t *profiles;	/* indexes into that vw_mig's profiles, this GPU's */
+	size_t nprofiles;
+};
+
+/* The card a device belongs to: its PF for a VF, else itself. */
+int vw_picks_card(const struct vw_facts *f, int dev);
+/* Fill *o for card dev (m may be NULL: no MIG).  vw_offer_done frees it. */
+void vw_offer_build(struct vw_offer *o, const struct vw_facts *f, const struct vw_mig *m, int dev);
+void vw_offer_done(struct vw_offer *o);
+/* Whether the card can be given otherwise than whole. */
+bool vw_offer_shareable(const struct vw_offer *o);
+/* Whether the card can go whole: no VF in use by the host, no mdev on it. */
+bool vw_offer_whole_ok(const struct vw_offer *o);
+/* The MIG-backed vGPU type (an index into o->types with a free instance)
+ * for a profile name ("1g.10gb": a type named "...-1-10C"), or -1. */
+int vw_offer_mig_type(const struct vw_offer *o, const char *profile);
+
+/* Whether the choices share card dev (an element above belongs to it). */
+bool vw_choices_shared(const struct vw_choices *c, const struct vw_facts *f, int dev);
+/* Drop every sharing element of card dev.  True when something went. */
+bool vw_choices_unshare(struct vw_choices *c, const struct vw_facts *f, int dev);
+/* Give card o->dev shared, instead of whatever it was given before (whole
+ * or another way), then vw_choices_tidy().  count: 1..sriov_total;
+ * type: an index into o->types; profile: an index into o->profiles.
+ * Return 0, or -ENOSPC when nothing of that is free (choices unchanged). */
+int vw_choices_share_vfs(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			 const struct vw_offer *o, int count);
+int vw_choices_share_type(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			  const struct vw_offer *o, size_t type);
+int vw_choices_share_mig(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			 const struct vw_offer *o, const struct vw_mig *m, size_t profile);
 
 #endif

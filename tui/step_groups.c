@@ -138,6 +138,9 @@ static void build_list(struct groups *p, const struct vw_ctx *ctx)
 			vw_item_mark(it, _("VM"), VW_C_OK);
 			vw_item_note(it, *f->devs[d].driver ? f->devs[d].driver : NULL);
 		}
+	} else if (!p->gu.n) {	/* a shared GPU: vGPUs, or VFs the next boot makes */
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1,
+			    _("The GPU is shared: no device of this host goes to vfio-pci now."));
 	} else if (!p->gu.ngroups) {
 		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1, _("The chosen devices are in no IOMMU group."));
 	}
@@ -405,8 +408,11 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 	const char *buttons[2];
 	struct vw_buf b = VW_BUF_INIT;
 
-	if (!p->gu.n)
+	/* A shared GPU may bring no device: vGPUs, VFs the next boot makes. */
+	if (!p->gu.n && !ctx->ch->nmdevs && !ctx->ch->nvgpus && !ctx->ch->nsriov && !ctx->ch->nmigs)
 		return vw_leave_error(err, _("No device is chosen: go back and tick a GPU."));
+	if (!p->gu.n)
+		return VW_LEAVE_DONE;
 	if (p->later)
 		return VW_LEAVE_DONE;	/* the groups are reviewed after the reboot */
 	if (p->gu.no_group)

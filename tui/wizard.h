@@ -48,6 +48,9 @@ struct vw_ctx {
 					   follow the cursor (while keys come, only
 					   the list moves: little to send over SSH) */
 	bool live;			/* the live host: commands really run */
+	const char *panel;		/* a step's own panel open over its list
+					   ("offer": how a GPU is shared), NULL
+					   none: for the tests' eyes */
 
 	/* the plan: built by review, applied by apply */
 	struct vw_plan plan;

@@ -14,7 +14,14 @@
  *    after the last change of the ticked cards;
  *  - the host's boot (or only) display, and the devices the host needs
  *    (host_role), are never planned unless the user ticked their opt-in
- *    on screen during this run.
+ *    on screen during this run;
+ *  - a card is given whole or shared one way (issue 16): the choices pass
+ *    vw_answers_check (a VF count within sriov_totalvfs, mdevs and vGPUs
+ *    within the room the host reports), no card ticked whole has a VF, a
+ *    vGPU, a count or a MIG instance chosen, nor VFs or mdevs in use, a
+ *    shared card is shared one way, and at the review a plan that could
+ *    not be built says why.  The offer panel is counted: the walks must
+ *    reach it on every host with a card that can be shared.
  * Then, on every host whose `check` exit is 0 or 1, a walk as a person
  * would make it (tick a card, say yes, fill in the fields) must reach the
  * review with a plan, for both VM targets and both access kinds: no step
@@ -126,6 +133,7 @@ static void fail(struct walk *w, const char *fmt, ...)
  * plan proves little. */
 static struct {
 	unsigned plans, groups_given, display_taken, host_needed;
+	unsigned offers, shared;	/* keys seen with the offer open; states sharing a card */
 } stats;
 
 static char *gpu_sig(const struct vw_choices *c)
@@ -154,6 +162,64 @@ static int copy_choices(struct walk *w, struct vw_choices *dst, const struct vw_
 		fail(w, "step %s: the choices would be saved unreadable: %s", step, err.msg);
 	vw_buf_done(&b);
 	return r;
+}
+
+/* Issue 16: whole or shared one way, within what the host has room for. */
+static void check_shares(struct walk *w, const struct vw_ctx *ctx, const char *step)
+{
+	const struct vw_facts *f = ctx->facts;
+	const struct vw_choices *c = ctx->ch;
+	struct vw_err err = { 0 };
+
+	if (vw_answers_check(c, f, &err) < 0)
+		fail(w, "step %s: the choices do not pass vw_answers_check: %s", step, err.msg);
+	for (size_t i = 0; i < f->ndevs; i++) {
+		const struct vw_pci_dev *d = &f->devs[i];
+		struct vw_offer o;
+		int ways = 0;
+		char pf[16];
+		const char *rest;
+
+		if (!vw_dev_is_display(d) || d->vf)
+			continue;
+		vw_offer_build(&o, f, NULL, (int)i);
+		if (vw_choices_shared(c, f, (int)i)) {
+			stats.shared++;
+			if (vw_choices_has_gpu(c, d))
+				fail(w, "step %s: %s is ticked whole and shared too", step, d->addr);
+		} else if (vw_choices_has_gpu(c, d) && !vw_offer_whole_ok(&o)) {
+			fail(w, "step %s: %s is ticked whole while its VFs or mdevs are in use", step, d->addr);
+		}
+		for (size_t k = 0; k < c->nsriov; k++) {
+			int n;
+
+			if (vw_sriov_split(c->sriov[k], pf, &n) && vw_facts_find_dev(f, pf) == (int)i) {
+				ways++;
+				if (n < 1 || n > d->sriov_total)
+					fail(w, "step %s: %s makes %d VFs of %d", step, d->addr, n, d->sriov_total);
+			}
+		}
+		for (size_t k = 0; k < c->nmigs; k++)
+			ways += vw_mig_split(c->migs[k], pf, &rest) && vw_facts_find_dev(f, pf) == (int)i;
+		if (!ways) {	/* a vGPU type alone: one instance */
+			size_t n = 0;
+
+			for (size_t k = 0; k < c->nmdevs; k++)
+				n += vw_mdev_split(c->mdevs[k], pf, &rest) &&
+				     vw_picks_card(f, vw_facts_find_dev(f, pf)) == (int)i;
+			for (size_t k = 0; k < c->nvgpus; k++)
+				n += vw_mdev_split(c->vgpus[k], pf, &rest) &&
+				     vw_picks_card(f, vw_facts_find_dev(f, pf)) == (int)i;
+			ways += n > 0;
+			if (n > 1)
+				fail(w, "step %s: %s gives %zu vGPUs to one VM", step, d->addr, n);
+		}
+		if (ways > 1)
+			fail(w, "step %s: %s is shared more than one way", step, d->addr);
+		vw_offer_done(&o);
+	}
+	if (!strcmp(step, "review") && !ctx->plan_ok && ctx->plan_error && !*ctx->plan_error)
+		fail(w, "step review: no plan, and no word why");
 }
 
 static void check_state(struct walk *w, const struct vw_ctx *ctx, const char *step)
@@ -203,6 +269,7 @@ static void check_state(struct walk *w, const struct vw_ctx *ctx, const char *st
 		w->last_choices = now.data;
 		w->last_plan_ok = ctx->plan_ok;
 	}
+	check_shares(w, ctx, step);
 
 	/* no trace of an old choice */
 	vw_pipeline_nvlink(&nl, ctx->sr, f, ctx->ch, NULL);
@@ -250,7 +317,9 @@ static void check_state(struct walk *w, const struct vw_ctx *ctx, const char *st
 				fail(w, "step %s: the boot display %s is planned without the opt-in", step,
 				     d->addr);
 		}
-		if (pu->only_display && !w->display_opt_in)
+		/* dynamic: the host gets its only display back when the VM stops,
+		   and the isolation step asks nothing (step_isolation.c) */
+		if (pu->only_display && !w->display_opt_in && ctx->ch->gpu_mode != VW_GPU_DYNAMIC)
 			fail(w, "step %s: the host's only display is planned without the opt-in", step);
 	}
 	vw_unit_done(&gu);
@@ -326,7 +395,7 @@ static int first_card_row(const struct vw_facts *f)
 	int row = 0, boot_row = -1;
 
 	for (size_t i = 0; i < f->ndevs; i++) {
-		if (!vw_dev_is_display(&f->devs[i]))
+		if (!vw_dev_is_display(&f->devs[i]) || f->devs[i].vf)	/* a VF has no row */
 			continue;
 		if (f->devs[i].boot_vga != 1)
 			return row;
@@ -335,6 +404,23 @@ static int first_card_row(const struct vw_facts *f)
 		row++;
 	}
 	return boot_row < 0 ? 0 : boot_row;
+}
+
+/* Whether the card of a GPU list row can be shared (the offer opens). */
+static bool row_shares(const struct vw_facts *f, int row)
+{
+	for (size_t i = 0; i < f->ndevs; i++) {
+		struct vw_offer o;
+		bool share;
+
+		if (!vw_dev_is_display(&f->devs[i]) || f->devs[i].vf || row-- > 0)
+			continue;
+		vw_offer_build(&o, f, NULL, (int)i);
+		share = vw_offer_shareable(&o);
+		vw_offer_done(&o);
+		return share || f->devs[i].vendor == 0x10de;	/* MIG: nvidia-smi's word */
+	}
+	return false;
 }
 
 static int policy_key(struct walk *w, const struct vw_ctx *ctx, const char *step, bool dialog)
@@ -383,7 +469,9 @@ static int policy_key(struct walk *w, const struct vw_ctx *ctx, const char *step
 		char *p = buf;
 
 		char *sig = gpu_sig(ctx->ch);
-		bool any = strchr(sig, ':') != NULL;
+		const struct vw_choices *c = ctx->ch;
+		/* a card given whole, or shared (vGPUs, VFs to come: no slot) */
+		bool any = strchr(sig, ':') != NULL || c->nsriov || c->nmdevs || c->nvgpus || c->nmigs;
 
 		free(sig);
 		if (w->stuck == 0 && any)
@@ -391,7 +479,9 @@ static int policy_key(struct walk *w, const struct vw_ctx *ctx, const char *step
 		p += sprintf(p, "H");
 		for (int i = 0; i < row; i++)
 			*p++ = 'D';
-		strcpy(p, "SN");
+		/* a card that can be shared: Space opens the offer, Enter takes
+		   the way the cursor starts on, Enter goes on */
+		strcpy(p, row_shares(ctx->facts, row) ? "SNN" : "SN");
 		set_pending(w, buf);
 	} else if (!strcmp(step, "groups")) {
 		set_pending(w, w->stuck % 2 ? "EUUSN" : "N");	/* give the group */
@@ -474,6 +564,8 @@ static void seen(void *arg, const struct vw_ctx *ctx, const char *step, int key)
 {
 	(void)key;
 	end_step = step;
+	if (!strcmp(step, "gpu") && ctx->panel && !strcmp(ctx->panel, "offer"))
+		stats.offers++;
 	check_state(arg, ctx, step);
 }
 
@@ -609,7 +701,7 @@ static int one_random(const char *host, const char *root, unsigned seed, bool ve
 		int n = 0;
 
 		for (size_t i = 0; i < host_facts.ndevs; i++)
-			n += vw_dev_is_display(&host_facts.devs[i]);
+			n += vw_dev_is_display(&host_facts.devs[i]) && !host_facts.devs[i].vf;
 		w.card_row = n ? (int)(rnd(&w) % (unsigned)n) : 0;
 	}
 	run_walk(&w, root, 80, 24);
@@ -676,7 +768,26 @@ static const char *const hosts[] = {
 	"demo", "amd-desktop", "intel-desktop-rootport", "identical-gpus-separate", "identical-gpus-shared",
 	"laptop-optimus", "turing-4fn", "acs-override-active", "nvswitch-8gpu", "iommu-off-firmware",
 	"iommu-off-cmdline", "debian-intgpu-off", "proxmox-systemd-boot", "bad-input", "h200x2-nvlink-guest",
+	/* sharing one GPU (issue 16): the offer must be reached on these */
+	"z790-igpu-sriov", "z790-igpu-sriov-novfs", "a100-vgpu", "l40-vgpu", "a100-mig",
 };
+
+/* Whether a host has a card the offer panel is for. */
+static bool host_shares(const struct vw_facts *f)
+{
+	bool any = false;
+
+	for (size_t i = 0; i < f->ndevs; i++) {
+		struct vw_offer o;
+
+		if (!vw_dev_is_display(&f->devs[i]) || f->devs[i].vf)
+			continue;
+		vw_offer_build(&o, f, NULL, (int)i);
+		any |= vw_offer_shareable(&o);
+		vw_offer_done(&o);
+	}
+	return any;
+}
 
 int main(int argc, char **argv)
 {
@@ -705,6 +816,7 @@ int main(int argc, char **argv)
 		for (size_t h = 0; h < VW_ARRAY_SIZE(hosts); h++) {
 			char *root;
 			int rc;
+			unsigned offers_before = stats.offers, shared_before = stats.shared;
 
 			if (getenv("WALK_HOST") && strcmp(getenv("WALK_HOST"), hosts[h]))
 				continue;
@@ -733,6 +845,17 @@ int main(int argc, char **argv)
 				for (int t = 0; t < 2; t++)
 					for (int a = 0; a < 2; a++, nwalks++)
 						bad += one_policy(hosts[h], root, t, a, rc);
+			{	/* MIG needs nvidia-smi's answer: the host's own, not the facts */
+				bool shares = host_shares(&host_facts) || !strcmp(hosts[h], "a100-mig");
+
+				if (shares && walks > 0 && stats.offers == offers_before) {
+					printf("FAIL: %s: no walk opened the offer of a card that can be shared\n", hosts[h]);
+					bad++;
+				} else if (shares) {
+					printf("# %s: %u keys with the offer open, %u states sharing a card\n", hosts[h],
+					       stats.offers - offers_before, stats.shared - shared_before);
+				}
+			}
 			vw_facts_done(&host_facts);
 			free(root);
 		}
