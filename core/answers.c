@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "mig.h"
 #include "nvlink.h"
 
 struct seen {
@@ -1399,33 +1400,6 @@ int vw_answers_devices(const struct vw_choices *c, const struct vw_facts *f, int
 	return 0;
 }
 
-/* The MIG profile a MIG-backed vGPU type sits on, from NVIDIA's type name:
- * "GRID A100D-1-10C" on 1g.10gb, "A100D-1-10CME" on 1g.10gb+me.  False
- * for a time-sliced type ("GRID A100D-10C"). */
-static bool mig_profile_of_type(const char *name, char out[32])
-{
-	const char *p = strrchr(name, ' ') ? strrchr(name, ' ') + 1 : name;
-	const char *d1 = strchr(p, '-'), *d2;
-	char *end;
-	long g, mem;
-
-	if (!d1 || !(d2 = strchr(d1 + 1, '-')))
-		return false;
-	g = strtol(d1 + 1, &end, 10);
-	if (end != d2 || g < 1 || g > 8)
-		return false;
-	mem = strtol(d2 + 1, &end, 10);
-	if (end == d2 + 1 || mem < 1 || mem > 999 || *end != 'C')
-		return false;
-	if (!strcmp(end, "C"))
-		snprintf(out, 32, "%ldg.%ldgb", g, mem);
-	else if (!strcmp(end, "CME"))
-		snprintf(out, 32, "%ldg.%ldgb+me", g, mem);
-	else
-		return false;
-	return true;
-}
-
 /* GPU instances of the type's profile the mig key asks on the GPU of
  * parent (itself or its PF): a MIG-backed type has room only on a free
  * instance, and the MIG unit makes them at boot, before mdevctl. */
@@ -1436,7 +1410,7 @@ static long mig_room(const struct vw_choices *c, const struct vw_facts *f, int p
 	char profile[32];
 	long n = 0;
 
-	if (!t->name || !mig_profile_of_type(t->name, profile))
+	if (!t->name || !vw_mig_profile_of_type(t->name, profile))
 		return 0;
 	for (size_t i = 0; i < c->nmigs; i++) {
 		const char *p;

@@ -247,3 +247,27 @@ void vw_mig_findings(const struct vw_mig *m, const struct vw_facts *f, struct vw
 		vw_buf_done(&b);
 	}
 }
+
+bool vw_mig_profile_of_type(const char *name, char out[32])
+{
+	const char *p = strrchr(name, ' ') ? strrchr(name, ' ') + 1 : name;
+	const char *d1 = strchr(p, '-'), *d2;
+	char *end;
+	long g, mem;
+
+	if (!d1 || !(d2 = strchr(d1 + 1, '-')))
+		return false;
+	g = strtol(d1 + 1, &end, 10);
+	if (end != d2 || g < 1 || g > 8)
+		return false;
+	mem = strtol(d2 + 1, &end, 10);
+	if (end == d2 + 1 || mem < 1 || mem > 999 || *end != 'C')
+		return false;
+	if (!strcmp(end, "C"))
+		snprintf(out, 32, "%ldg.%ldgb", g, mem);
+	else if (!strcmp(end, "CME"))
+		snprintf(out, 32, "%ldg.%ldgb+me", g, mem);
+	else
+		return false;
+	return true;
+}

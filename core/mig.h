@@ -90,4 +90,9 @@ void vw_mig_findings(const struct vw_mig *m, const struct vw_facts *f, struct vw
 /* The MIG GPU at facts index dev, or NULL. */
 const struct vw_mig_gpu *vw_mig_gpu_of(const struct vw_mig *m, int dev);
 
+/* The MIG profile a MIG-backed vGPU type sits on, from NVIDIA's type name:
+ * "GRID A100D-1-10C" on 1g.10gb, "A100D-1-10CME" on 1g.10gb+me, into out.
+ * False for a time-sliced type ("GRID A100D-10C"). */
+bool vw_mig_profile_of_type(const char *name, char out[32]);
+
 #endif

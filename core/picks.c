@@ -387,21 +387,19 @@ bool vw_offer_whole_ok(const struct vw_offer *o)
 
 int vw_offer_mig_type(const struct vw_offer *o, const char *profile)
 {
-	int g, mem, n = 0;
-	char pat[32];
+	int first = -1;
+	char on[32];
 
-	if (sscanf(profile, "%dg.%dgb%n", &g, &mem, &n) != 2 || profile[n])
-		return -1;	/* "+me" and "+gfx" profiles: no type matched by name */
-	snprintf(pat, sizeof(pat), "-%d-%d", g, mem);
 	for (size_t i = 0; i < o->ntypes; i++) {
-		const char *hit = strstr(o->types[i].name, pat);
-
-		/* "GRID A100-1-10C": the profile, then the type's letter alone */
-		if (hit && hit[strlen(pat)] >= 'A' && hit[strlen(pat)] <= 'Z' && !hit[strlen(pat) + 1] &&
-		    o->types[i].free > 0)
+		if (!vw_mig_profile_of_type(o->types[i].name, on) || strcmp(on, profile))
+			continue;
+		if (o->types[i].free > 0)
 			return (int)i;
+		/* None free now: the instance the mig key makes at boot is. */
+		if (first < 0)
+			first = (int)i;
 	}
-	return -1;
+	return first;
 }
 
 /* The card an element "ADDR=..." of a sharing key belongs to, -1 unknown. */
@@ -522,8 +520,17 @@ int vw_choices_share_vfs(struct vw_choices *c, const struct vw_facts *f, const s
 }
 
 /* Add one instance of type t on the card's first parent with room. */
+/* Whether a mediated device exists on function di already. */
+static bool mdevs_on(const struct vw_facts *f, int di)
+{
+	for (size_t m = 0; m < f->nmdevs; m++)
+		if (f->mdevs[m].parent == di)
+			return true;
+	return false;
+}
+
 static int add_type(struct vw_choices *c, const struct vw_facts *f, const struct vw_offer *o,
-		    const struct vw_offer_type *t)
+		    const struct vw_offer_type *t, bool mig_backed)
 {
 	const struct vw_pci_dev *pf = &f->devs[o->dev];
 
@@ -544,7 +551,10 @@ static int add_type(struct vw_choices *c, const struct vw_facts *f, const struct
 			continue;
 		}
 		for (size_t j = 0; j < d->nmdev_types; j++)
-			if (!strcmp(d->mdev_types[j].id, t->id) && d->mdev_types[j].available > 0) {
+			/* A MIG-backed type has room on a parent without an mdev
+			 * once the mig key's instance exists (answers.c mig_room). */
+			if (!strcmp(d->mdev_types[j].id, t->id) &&
+			    (d->mdev_types[j].available > 0 || (mig_backed && !mdevs_on(f, di)))) {
 				push(&c->mdevs, &c->nmdevs, vw_xasprintf("%s=%s", d->addr, t->id));
 				return 0;
 			}
@@ -558,7 +568,7 @@ int vw_choices_share_type(struct vw_choices *c, const struct vw_facts *f, const 
 	if (type >= o->ntypes || o->types[type].free <= 0)
 		return -ENOSPC;
 	share_reset(c, f, o);
-	add_type(c, f, o, &o->types[type]);
+	add_type(c, f, o, &o->types[type], false);
 	vw_choices_tidy(c, f, nl);
 	return 0;
 }
@@ -578,7 +588,7 @@ int vw_choices_share_mig(struct vw_choices *c, const struct vw_facts *f, const s
 	push(&c->migs, &c->nmigs, vw_xasprintf("%s=%s", f->devs[o->dev].addr, p->name));
 	t = vw_offer_mig_type(o, p->name);
 	if (t >= 0)
-		add_type(c, f, o, &o->types[t]);
+		add_type(c, f, o, &o->types[t], true);
 	vw_choices_tidy(c, f, nl);
 	return 0;
 }

@@ -113,8 +113,9 @@ void vw_offer_done(struct vw_offer *o);
 bool vw_offer_shareable(const struct vw_offer *o);
 /* Whether the card can go whole: no VF in use by the host, no mdev on it. */
 bool vw_offer_whole_ok(const struct vw_offer *o);
-/* The MIG-backed vGPU type (an index into o->types with a free instance)
- * for a profile name ("1g.10gb": a type named "...-1-10C"), or -1. */
+/* The MIG-backed vGPU type (an index into o->types) for a profile name
+ * ("1g.10gb": a type named "...-1-10C"), one with a free instance first,
+ * else one whose instance the mig key makes at boot; -1 none. */
 int vw_offer_mig_type(const struct vw_offer *o, const char *profile);
 
 /* Whether the choices share card dev (an element above belongs to it). */

@@ -236,7 +236,10 @@ static void test_types(void **state)
 	host_close(&h);
 }
 
-/* The A100 in MIG mode: profiles from nvidia-smi, the free ones choosable. */
+/* The A100 in MIG mode: profiles from nvidia-smi, the free ones choosable;
+ * its two VFs (on nvidia, so the whole GPU is not offered) list MIG-backed
+ * vGPU types, and a profile brings its type along even where no instance
+ * exists yet (the MIG unit makes it at boot). */
 static void test_mig(void **state)
 {
 	struct host h;
@@ -253,16 +256,22 @@ static void test_mig(void **state)
 	vw_offer_build(&o, &h.f, &m, pf);
 	assert_non_null(o.mig);
 	assert_true(vw_offer_shareable(&o));
-	assert_true(vw_offer_whole_ok(&o));
+	assert_false(vw_offer_whole_ok(&o));
+	assert_int_equal(o.vfs_used, 2);
 	assert_int_equal(o.nprofiles, 7);
 	assert_string_equal(m.profiles[o.profiles[5]].name, "4g.40gb");
 	vw_choices_init(&c);
 	assert_int_equal(vw_choices_share_mig(&c, &h.f, NULL, &o, &m, 5), -ENOSPC);	/* 0 of 1 free */
 	assert_keys(&c, "||||");
 	assert_int_equal(vw_choices_share_mig(&c, &h.f, NULL, &o, &m, 0), 0);
-	/* no MIG-backed vGPU type on this host: the instance alone */
-	assert_keys(&c, "||||0000:41:00.0=1g.10gb");
+	/* GRID A100D-1-10C has no free instance now: the one made at boot */
+	assert_keys(&c, "||0000:41:00.4=nvidia-699||0000:41:00.0=1g.10gb");
+	assert_valid(&c, &h.f);
 	assert_true(vw_choices_shared(&c, &h.f, pf));
+	/* 3g.40gb: an instance is free now, and its type on the first VF */
+	assert_int_equal(vw_choices_share_mig(&c, &h.f, NULL, &o, &m, 4), 0);
+	assert_keys(&c, "||0000:41:00.4=nvidia-700||0000:41:00.0=3g.40gb");
+	assert_valid(&c, &h.f);
 	vw_choices_set_gpu(&c, &h.f, NULL, &h.f.devs[pf], true);
 	assert_keys(&c, "0000:41:00||||");
 	vw_choices_done(&c);

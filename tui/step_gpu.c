@@ -497,15 +497,23 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 	p->oshown = -1;
 }
 
-/* The radio marks follow the cursor: the mark is what Enter gives. */
+/* The radio marks follow the cursor: the mark is what Enter gives, and
+ * on a way that is not possible (Enter says why) no mark. */
 static void offer_follow(struct gpu *p)
 {
 	struct vw_item *it = vw_list_current(&p->olist);
 
 	if (it && it->tag == OPT_COUNT)
 		it = vw_list_find(&p->olist, OPT_VFS);
-	if (it && it->kind == VW_ITEM_RADIO && !it->disabled)
+	if (!it || it->kind != VW_ITEM_RADIO)
+		return;
+	if (!it->disabled) {
 		vw_list_radio(&p->olist, it);
+		return;
+	}
+	for (size_t i = 0; i < p->olist.n; i++)
+		if (p->olist.v[i].kind == VW_ITEM_RADIO)
+			p->olist.v[i].on = false;
 }
 
 static void offer_open(struct gpu *p, struct vw_ctx *ctx, int dev)
