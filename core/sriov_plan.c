@@ -34,8 +34,10 @@ static const char *count_param(const struct vw_pci_dev *pf)
 	return NULL;
 }
 
-/* A PF whose VFs the host uses cannot go: unbinding its driver takes the
- * VFs away from whatever holds them. */
+/* A PF whose VFs are in use cannot go: unbinding its driver takes the VFs
+ * away from whatever holds them, a host driver or vfio-pci (a VM's); and
+ * the kernel's vfio-pci refuses a PF with VFs enabled anyway ("Cannot bind
+ * to PF with SR-IOV enabled"). */
 static int check_pfs(const struct vw_host *h, struct vw_err *err)
 {
 	const struct vw_facts *f = h->f;
@@ -45,7 +47,7 @@ static int check_pfs(const struct vw_host *h, struct vw_err *err)
 		size_t used = 0;
 
 		for (size_t k = 0; k < pf->nvfs; k++)
-			used += *f->devs[pf->vfs[k]].driver && strcmp(f->devs[pf->vfs[k]].driver, "vfio-pci");
+			used += *f->devs[pf->vfs[k]].driver != 0;
 		if (used)
 			return vw_err_set(err, -EBUSY,
 					  ngettext("%s has %zu virtual function in use on this host: giving the PF to a VM takes it away. Choose virtual functions instead, or set its sriov_numvfs to 0 first",
