@@ -70,6 +70,9 @@ PCI_BRIDGE = "0000:04:00.0"
 NIC_A = "0000:05:01.0"
 NIC_B = "0000:05:02.0"
 DISK = "0000:00:06.0"
+NVME_PF = "0000:06:00.0"
+NVME_VF1 = "0000:06:00.1"
+NVME_VF2 = "0000:06:00.2"
 
 BASELINE = {
     BOOT_VGA: "bochs-drm",
@@ -80,6 +83,7 @@ BASELINE = {
     NIC_A: "e1000",
     NIC_B: "e1000",
     DISK: "virtio-pci",
+    NVME_PF: "nvme",
 }
 
 QEMU_DEVICES = [
@@ -99,6 +103,10 @@ QEMU_DEVICES = [
     "-netdev", "user,id=n1,restrict=on",
     "-netdev", "user,id=n2,restrict=on",
     "-audiodev", "none,id=snd0",
+    "-device", "pcie-root-port,id=rp5,chassis=5,addr=07.0",
+    "-device", "nvme-subsys,id=nvs0",
+    "-device", "nvme,bus=rp5,addr=00.0,serial=vwsriov,subsys=nvs0,"
+    "sriov_max_vfs=3,sriov_vq_flexible=6,sriov_vi_flexible=3",
 ]
 
 PACKAGES = ["qemu-system-x86", "busybox-static", "linux-image-amd64", "kmod",
@@ -735,6 +743,146 @@ def run_hooks(m, res):
         check_hooks(res, s)
 
 
+def run_sriov(m, res):
+    """VW_VM_ONLY=sriov: the SR-IOV step, then a boot that checks its undo."""
+    s = m.boot(["check", "groups", f"sriov:{NVME_PF}"], "check, groups, SR-IOV on the NVMe PF")
+    if s:
+        check_agree(res, s, "intel")
+        check_sriov(res, s)
+    s = m.boot(["check", "groups"], "after SR-IOV's undo")
+    if s:
+        check_agree(res, s, "intel")
+        check_sriov_gone(res, s)
+
+
+def groups_of(secs, name):
+    """groups --json of section name: (group id -> set of addresses, address ->
+    device object); empty when it is not JSON."""
+    try:
+        g = json.loads(secs.get(name, ("", 1))[0])
+    except ValueError:
+        return {}, {}
+    groups = {grp["id"]: {d["address"] for d in grp["devices"]} for grp in g.get("groups", [])}
+    devs = {d["address"]: d for grp in g.get("groups", []) for d in grp["devices"]}
+    return groups, devs
+
+
+def sriov_state(secs, name):
+    """sriovstate of section name: (total, enabled, autoprobe, [VF addresses])."""
+    lines = secs.get(name, ("", 1))[0].split("\n")
+    head = lines[0].split() if lines else []
+    if len(head) != 3:
+        return None
+    vfs = [l.split()[1] for l in sorted(lines[1:], key=lambda l: int(l.split()[0]) if l.strip() else 0)
+           if len(l.split()) == 2]
+    return (int(head[0]), int(head[1]), int(head[2]), vfs)
+
+
+def check_sriov(res, s):
+    """SR-IOV on the NVMe PF: the VFs, their groups, the binding of the chosen
+    one by the unit's script, the PF refused, undo (guest.sh's sriov:PF)."""
+    tag = s["_tag"][0]
+    _, jdevs = groups_of(s, "groups-json")
+    sr = (jdevs.get(NVME_PF) or {}).get("sriov") or {}
+    res.ok(f"{tag}: groups --json gives the NVMe PF its SR-IOV capacity: 3 VFs, none enabled",
+           sr.get("total_vfs") == 3 and sr.get("enabled_vfs") == 0 and sr.get("vfs") == [],
+           json.dumps(sr))
+    res.ok(f"{tag}: before: the PF has 3 possible VFs, none enabled, drivers autoprobe on",
+           sriov_state(s, "sriov-before") == (3, 0, 1, []), s.get("sriov-before", ("", 0))[0])
+
+    # 1. sriov_numvfs alone: the script makes the VFs.
+    check_cmd(res, s, "sriov-count-apply", "apply sriov_numvfs = {PF=2} exits 0")
+    check_cmd(res, s, "sriov-count-run", "the generated vfiowiz-sriov (count only) exits 0")
+    st = sriov_state(s, "sriov-count-state")
+    res.ok(f"{tag}: the script made 2 VFs, {NVME_VF1} and {NVME_VF2}",
+           st == (3, 2, 1, [NVME_VF1, NVME_VF2]), str(st))
+    devs = devices_table(s, "sriov-count-devices")
+    kg = kernel_groups({"kgroups": s.get("sriov-count-kgroups", ("", 1))})
+    mine, jdevs = groups_of(s, "sriov-count-groups")
+    res.ok(f"{tag}: with the VFs, groups --json lists the kernel's groups and members",
+           mine == kg and len(kg) > 0, f"vfiowiz {mine} kernel {kg}")
+    # What the real kernel does: the VFs of a PF behind an ACS root port.
+    gid = {a: d["group"] for a, d in devs.items()}
+    own = len({gid.get(NVME_PF), gid.get(NVME_VF1), gid.get(NVME_VF2)}) == 3 and \
+        all(kg.get(gid.get(a)) == {a} for a in (NVME_VF1, NVME_VF2))
+    log(f"check-vm: {tag}: kernel groups of the PF and its VFs: " +
+        ", ".join(f"{a} {gid.get(a)}" for a in (NVME_PF, NVME_VF1, NVME_VF2)))
+    res.ok(f"{tag}: each VF is alone in an IOMMU group of its own, apart from its PF", own,
+           str({a: kg.get(gid.get(a)) for a in (NVME_PF, NVME_VF1, NVME_VF2)}))
+    pf = jdevs.get(NVME_PF, {})
+    res.ok(f"{tag}: groups --json lists the PF's 2 enabled VFs and each VF's physfn",
+           (pf.get("sriov") or {}).get("enabled_vfs") == 2
+           and (pf.get("sriov") or {}).get("vfs") == [NVME_VF1, NVME_VF2]
+           and all(jdevs.get(v, {}).get("physfn") == NVME_PF for v in (NVME_VF1, NVME_VF2)),
+           json.dumps({a: (jdevs.get(a, {}).get("sriov"), jdevs.get(a, {}).get("physfn"))
+                       for a in (NVME_PF, NVME_VF1, NVME_VF2)}))
+    res.ok(f"{tag}: after the count alone no VF is on vfio-pci, the PF is on nvme",
+           devs.get(NVME_PF, {}).get("driver") == "nvme"
+           and all(devs.get(v, {}).get("driver") != "vfio-pci" for v in (NVME_VF1, NVME_VF2)),
+           str({a: devs.get(a) for a in (NVME_PF, NVME_VF1, NVME_VF2)}))
+
+    # 2. A VF for vfio-pci: the next boot (no VF yet) runs the script.
+    check_cmd(res, s, "sriov-vf-plan", f"plan with sriov_numvfs and {NVME_VF2} exits 0")
+    check_cmd(res, s, "sriov-vf-apply", f"apply with sriov_numvfs and {NVME_VF2} exits 0")
+    script = s.get("sriov-vf-script", ("", 1))[0]
+    res.ok(f"{tag}: the script hands {NVME_VF2} over by address, not its PF nor {NVME_VF1}",
+           re.search(rf"^for dev in {NVME_VF2}; do$", script, re.M) is not None, script[-600:])
+    res.ok(f"{tag}: from no VF (as at boot)", sriov_state(s, "sriov-vf-zero") == (3, 0, 1, []),
+           s.get("sriov-vf-zero", ("", 0))[0])
+    body, rc = s.get("sriov-vf-run", ("", None))
+    res.ok(f"{tag}: the script exits 0 and says nothing", rc == 0 and not body.strip(),
+           f"rc={rc}: {body.strip()[:400]}")
+    st = sriov_state(s, "sriov-vf-state")
+    res.ok(f"{tag}: the script made the 2 VFs again, autoprobe as it was (on)",
+           st == (3, 2, 1, [NVME_VF1, NVME_VF2]), str(st))
+    devs = devices_table(s, "sriov-vf-devices")
+    vf2 = devs.get(NVME_VF2, {})
+    res.ok(f"{tag}: {NVME_VF2} is on vfio-pci (driver_override vfio-pci)",
+           vf2.get("driver") == "vfio-pci" and vf2.get("override") == "vfio-pci", str(vf2))
+    res.ok(f"{tag}: the PF keeps nvme, {NVME_VF1} is left to the host (no override, not vfio-pci)",
+           devs.get(NVME_PF, {}).get("driver") == "nvme"
+           and devs.get(NVME_VF1, {}).get("driver") != "vfio-pci"
+           and devs.get(NVME_VF1, {}).get("override") == "",
+           str({a: devs.get(a) for a in (NVME_PF, NVME_VF1)}))
+    others = sorted(a for a, d in devs.items() if d["driver"] == "vfio-pci" and a != NVME_VF2)
+    res.ok(f"{tag}: no other device is on vfio-pci", not others, ", ".join(others))
+    nodes = set(s.get("sriov-vf-vfio", ("", 1))[0].split())
+    res.ok(f"{tag}: /dev/vfio/{vf2.get('group')} exists", str(vf2.get("group")) in nodes,
+           f"/dev/vfio has {sorted(nodes)}")
+    kg = kernel_groups({"kgroups": s.get("sriov-vf-kgroups", ("", 1))})
+    mine, _ = groups_of(s, "sriov-vf-groups")
+    res.ok(f"{tag}: each VF's IOMMU group is the one groups --json reports",
+           all(a in mine.get(devs.get(a, {}).get("group"), set()) for a in (NVME_VF1, NVME_VF2))
+           and mine == kg, f"vfiowiz {mine} kernel {kg}")
+    body, rc = s.get("sriov-vf-run2", ("", None))
+    res.ok(f"{tag}: the script again changes nothing",
+           rc == 0 and not body.strip() and devices_table(s, "sriov-vf-devices2") == devs,
+           f"rc={rc}: {body.strip()[:300]}")
+
+    # 3. The PF while a VF is on vfio-pci: refused.
+    body, rc = s.get("sriov-pf-plan", ("", None))
+    res.ok(f"{tag}: a plan giving the PF away while its VF is on vfio-pci is refused",
+           rc not in (0, None) and "virtual function" in body, f"rc={rc}: {body.strip()[:300]}")
+
+    # 4. undo, both applies.
+    check_cmd(res, s, "sriov-undo-vf", "undo (the VF's apply) exits 0")
+    check_cmd(res, s, "sriov-undo-count", "undo (the count's apply) exits 0")
+    left = [l for l in s.get("sriov-files-undone", ("", 0))[0].splitlines()
+            if l.startswith("=== ") and "sriov" in l and not l.startswith("=== /var/lib/vfiowiz/")]
+    res.ok(f"{tag}: after undo the script and the unit are gone", not left, "; ".join(left))
+
+
+def check_sriov_gone(res, s):
+    """The boot after SR-IOV's undo: no VF, no file of ours."""
+    tag = s["_tag"][0]
+    _, jdevs = groups_of(s, "groups-json")
+    sr = (jdevs.get(NVME_PF) or {}).get("sriov") or {}
+    res.ok(f"{tag}: after undo and a reboot the PF has no VF enabled",
+           sr.get("enabled_vfs") == 0 and NVME_VF1 not in jdevs and NVME_VF2 not in jdevs,
+           json.dumps(sr))
+    check_clean(res, s)
+
+
 def check_clean(res, s):
     """After undo: none of our files is left (the journal stays)."""
     body = s.get("files", ("", 0))[0]
@@ -800,7 +948,7 @@ def main():
                                                          os.path.join(top_b, "tests", "vm", "out")))
     ap.add_argument("--accel", choices=["tcg", "kvm"], default=os.environ.get("VW_VM_ACCEL", "tcg"))
     ap.add_argument("--boot-timeout", type=int, default=int(os.environ.get("VW_VM_BOOT_TIMEOUT", "180")))
-    ap.add_argument("--only", choices=["intel", "amd", "hooks"], default=os.environ.get("VW_VM_ONLY"))
+    ap.add_argument("--only", choices=["intel", "amd", "hooks", "sriov"], default=os.environ.get("VW_VM_ONLY"))
     ap.add_argument("--show-files", dest="answers", action="store_true",
                     help="print the files each apply wrote")
     args = ap.parse_args()
@@ -858,6 +1006,11 @@ def main():
         mh = Machine("hooks", "intel", args, res, initrd, rootfs, kernel, kver)
         machines.append(mh)
         threads.append(threading.Thread(target=run_hooks, args=(mh, res)))
+    if args.only == "sriov":
+        # For working on SR-IOV: its boots alone, on an intel machine.
+        ms = Machine("sriov", "intel", args, res, initrd, rootfs, kernel, kver)
+        machines.append(ms)
+        threads.append(threading.Thread(target=run_sriov, args=(ms, res)))
     if args.only in (None, "amd"):
         if qemu_has("amd-iommu"):
             ma = Machine("amd", "amd", args, res, initrd, rootfs, kernel, kver, driverctl=True)
