@@ -58,7 +58,13 @@ static int check_pfs(const struct vw_host *h, struct vw_err *err)
 	return 0;
 }
 
-static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
+/* chosen: some of this PF's VFs go to vfio-pci.  A VF is probed the moment
+ * sriov_numvfs makes it (with sriov_drivers_autoprobe on, the default): the
+ * PF's own driver would take the chosen ones before vfio-pci could (on the
+ * real-kernel test nvme starts each new VF's controller), so they are made
+ * with autoprobe off, and the VFs nobody chose are probed after the chosen
+ * ones got their driver_override (the "probe" list, see vw_sriov_plan). */
+static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want, bool chosen)
 {
 	vw_buf_printf(b, "pf=/sys/bus/pci/devices/%s\n", pf->addr);
 	vw_buf_printf(b, "want=%d\n", want);
@@ -76,9 +82,19 @@ static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
 		    "have=$(cat \"$pf/sriov_numvfs\")\n"
 		    "if [ \"$have\" -lt \"$want\" ]; then\n"
 		    "\t# The count changes only through 0.\n"
-		    "\t[ \"$have\" -eq 0 ] || echo 0 > \"$pf/sriov_numvfs\"\n"
-		    "\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
-		    "fi\n");
+		    "\t[ \"$have\" -eq 0 ] || echo 0 > \"$pf/sriov_numvfs\"\n");
+	if (chosen)
+		vw_buf_adds(b,
+			    "\t# Made with no driver, so that none but vfio-pci takes the chosen\n"
+			    "\t# ones; the others are probed after them, if autoprobe was on.\n"
+			    "\tauto=$(cat \"$pf/sriov_drivers_autoprobe\")\n"
+			    "\techo 0 > \"$pf/sriov_drivers_autoprobe\"\n"
+			    "\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
+			    "\techo \"$auto\" > \"$pf/sriov_drivers_autoprobe\"\n"
+			    "\t[ \"$auto\" = 0 ] || probe=\"$probe $pf\"\n");
+	else
+		vw_buf_adds(b, "\techo \"$want\" > \"$pf/sriov_numvfs\"\n");
+	vw_buf_adds(b, "fi\n");
 }
 
 /* The VF count each PF needs: the choices' sriov_numvfs, the highest
@@ -144,13 +160,17 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 			"# and hand the chosen ones to vfio-pci; their PF stays with its driver.\n"
 			"set -u\n");
 	if (h->hp->nvfs)
-		vw_buf_adds(&s, "modprobe vfio-pci || exit 1\n");
+		vw_buf_adds(&s, "modprobe vfio-pci || exit 1\n"
+				"probe=\n");
 	for (size_t k = 0; k < nw; k++) {
 		const struct vw_pci_dev *pf = &f->devs[w[k].pf];
 		const char *param = count_param(pf);
 		int want = w[k].want > pf->sriov_num ? w[k].want : pf->sriov_num;
+		bool chosen = false;
 
-		script_pf(&s, pf, want);
+		for (size_t i = 0; i < h->hp->nvfs; i++)
+			chosen = chosen || f->devs[h->hp->vfs[i]].physfn == w[k].pf;
+		script_pf(&s, pf, want, chosen);
 		/* The running command line may ask for as many already; a
 		 * smaller count of ours after it would win and take VFs away. */
 		if (param) {
@@ -184,6 +204,13 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 				"\t\techo \"$dev\" > \"$sys/driver/unbind\"\n"
 				"\tfi\n"
 				"\t[ -e \"$sys/driver\" ] || echo \"$dev\" > /sys/bus/pci/drivers_probe\n"
+				"done\n"
+				"# The VFs made here that nobody chose: to their host driver, as\n"
+				"# autoprobe would have done.\n"
+				"for pf in $probe; do\n"
+				"\tfor vf in \"$pf\"/virtfn*; do\n"
+				"\t\t[ -e \"$vf/driver\" ] || basename \"$(readlink \"$vf\")\" > /sys/bus/pci/drivers_probe\n"
+				"\tdone\n"
 				"done\n");
 	}
 

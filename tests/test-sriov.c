@@ -198,6 +198,20 @@ static void test_plan_vf(void **state)
 	assert_non_null(ch);
 	assert_non_null(strstr(ch->new_data, "pf=/sys/bus/pci/devices/0000:00:02.0\nwant=7\n"));
 	assert_non_null(strstr(ch->new_data, "for dev in 0000:00:02.1 0000:00:02.3; do"));
+	/* The VFs are made with autoprobe off, the chosen ones get vfio-pci,
+	 * then the others their host driver: on a real kernel (tests/vm) nvme
+	 * took the chosen VF the moment sriov_numvfs made it. */
+	{
+		const char *made = strstr(ch->new_data, "\techo 0 > \"$pf/sriov_drivers_autoprobe\"\n"
+							"\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
+							"\techo \"$auto\" > \"$pf/sriov_drivers_autoprobe\"\n");
+		const char *bind = strstr(ch->new_data, "for dev in");
+		const char *rest = strstr(ch->new_data, "for pf in $probe; do");
+
+		assert_non_null(made);
+		assert_non_null(rest);
+		assert_true(made < bind && bind < rest);
+	}
 	/* The PF is never handed over. */
 	assert_null(strstr(ch->new_data, "0000:00:02.0 "));
 	assert_non_null(change_of(&plan, VW_SRIOV_UNIT));
@@ -350,6 +364,8 @@ static void test_numvfs(void **state)
 	/* Nothing to bind yet, and nothing bound early. */
 	assert_null(strstr(ch->new_data, "for dev in"));
 	assert_null(strstr(ch->new_data, "modprobe vfio-pci"));
+	/* No VF chosen: autoprobe is the host's business. */
+	assert_null(strstr(ch->new_data, "sriov_drivers_autoprobe"));
 	assert_null(change_of(&plan, "etc/modprobe.d/vfiowiz.conf"));
 	assert_non_null(change_of(&plan, VW_SRIOV_UNIT));
 	/* The running command line asks i915 for 7 already: no smaller count

@@ -844,6 +844,12 @@ def check_sriov(res, s):
            and devs.get(NVME_VF1, {}).get("driver") != "vfio-pci"
            and devs.get(NVME_VF1, {}).get("override") == "",
            str({a: devs.get(a) for a in (NVME_PF, NVME_VF1)}))
+    # What the kernel said while the script ran: nvme starts a controller
+    # on each VF it probes ("nvme nvmeN: pci function ADDR").
+    kmsg = s.get("sriov-vf-dmesg", ("", 1))[0]
+    probed = set(re.findall(r"nvme nvme\d+: pci function (\S+)", kmsg))
+    res.ok(f"{tag}: nvme never probed the chosen VF, and probed the other (autoprobe honoured)",
+           NVME_VF2 not in probed and NVME_VF1 in probed, kmsg[-800:])
     others = sorted(a for a, d in devs.items() if d["driver"] == "vfio-pci" and a != NVME_VF2)
     res.ok(f"{tag}: no other device is on vfio-pci", not others, ", ".join(others))
     nodes = set(s.get("sriov-vf-vfio", ("", 1))[0].split())

@@ -231,7 +231,9 @@ for act in $(echo "${todo:-check}" | tr , ' '); do
 		# What the next boot starts from: no VF (the count is not kept).
 		echo 0 > "$pf/sriov_numvfs"
 		sec sriov-vf-zero sriovstate "$pf"
+		dmesg -c > /dev/null
 		sec sriov-vf-run "$script"
+		sec sriov-vf-dmesg dmesg
 		sec sriov-vf-state sriovstate "$pf"
 		sec sriov-vf-devices devices
 		sec sriov-vf-kgroups kgroups
