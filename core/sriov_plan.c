@@ -262,7 +262,7 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 	if (r >= 0 && c->nvgpus)
 		vw_host_note(h, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
 	if (r >= 0 && h->hp->nvfs)
-		vw_host_note(h, _("The chosen virtual functions exist only once their GPU's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
+		vw_host_note(h, _("The chosen virtual functions exist only once their PF's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
 	else if (r >= 0 && !c->nvgpus)
 		vw_host_note(h, _("The virtual functions are made at every boot from now on; after the next boot, run vfiowiz again to give some of them to a VM."));
 	vw_buf_done(&s);
