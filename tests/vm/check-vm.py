@@ -827,6 +827,12 @@ def check_sriov(res, s):
         ", ".join(f"{a} {gid.get(a)}" for a in (NVME_PF, NVME_VF1, NVME_VF2)))
     res.ok(f"{tag}: each VF is alone in an IOMMU group of its own, apart from its PF", own,
            str({a: kg.get(gid.get(a)) for a in (NVME_PF, NVME_VF1, NVME_VF2)}))
+    try:
+        cgroups = json.loads(s.get("sriov-count-check", ("", 1))[0])["host"]["iommu"]["groups"]
+    except (ValueError, KeyError, TypeError):
+        cgroups = None
+    res.ok(f"{tag}: with the VFs, check --json counts the kernel's groups ({len(kg)})",
+           cgroups == len(kg), f"{cgroups} vs {len(kg)}")
     pf = jdevs.get(NVME_PF, {})
     res.ok(f"{tag}: groups --json lists the PF's 2 enabled VFs and each VF's physfn",
            (pf.get("sriov") or {}).get("enabled_vfs") == 2
