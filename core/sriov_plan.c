@@ -34,8 +34,10 @@ static const char *count_param(const struct vw_pci_dev *pf)
 	return NULL;
 }
 
-/* A PF whose VFs the host uses cannot go: unbinding its driver takes the
- * VFs away from whatever holds them. */
+/* A PF whose VFs are in use cannot go: unbinding its driver takes the VFs
+ * away from whatever holds them, a host driver or vfio-pci (a VM's); and
+ * the kernel's vfio-pci refuses a PF with VFs enabled anyway ("Cannot bind
+ * to PF with SR-IOV enabled"). */
 static int check_pfs(const struct vw_host *h, struct vw_err *err)
 {
 	const struct vw_facts *f = h->f;
@@ -45,7 +47,7 @@ static int check_pfs(const struct vw_host *h, struct vw_err *err)
 		size_t used = 0;
 
 		for (size_t k = 0; k < pf->nvfs; k++)
-			used += *f->devs[pf->vfs[k]].driver && strcmp(f->devs[pf->vfs[k]].driver, "vfio-pci");
+			used += *f->devs[pf->vfs[k]].driver != 0;
 		if (used)
 			return vw_err_set(err, -EBUSY,
 					  ngettext("%s has %zu virtual function in use on this host: giving the PF to a VM takes it away. Choose virtual functions instead, or set its sriov_numvfs to 0 first",
@@ -56,7 +58,13 @@ static int check_pfs(const struct vw_host *h, struct vw_err *err)
 	return 0;
 }
 
-static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
+/* chosen: some of this PF's VFs go to vfio-pci.  A VF is probed the moment
+ * sriov_numvfs makes it (with sriov_drivers_autoprobe on, the default): the
+ * PF's own driver would take the chosen ones before vfio-pci could (on the
+ * real-kernel test nvme starts each new VF's controller), so they are made
+ * with autoprobe off, and the VFs nobody chose are probed after the chosen
+ * ones got their driver_override (the "probe" list, see vw_sriov_plan). */
+static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want, bool chosen)
 {
 	vw_buf_printf(b, "pf=/sys/bus/pci/devices/%s\n", pf->addr);
 	vw_buf_printf(b, "want=%d\n", want);
@@ -74,9 +82,19 @@ static void script_pf(struct vw_buf *b, const struct vw_pci_dev *pf, int want)
 		    "have=$(cat \"$pf/sriov_numvfs\")\n"
 		    "if [ \"$have\" -lt \"$want\" ]; then\n"
 		    "\t# The count changes only through 0.\n"
-		    "\t[ \"$have\" -eq 0 ] || echo 0 > \"$pf/sriov_numvfs\"\n"
-		    "\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
-		    "fi\n");
+		    "\t[ \"$have\" -eq 0 ] || echo 0 > \"$pf/sriov_numvfs\"\n");
+	if (chosen)
+		vw_buf_adds(b,
+			    "\t# Made with no driver, so that none but vfio-pci takes the chosen\n"
+			    "\t# ones; the others are probed after them, if autoprobe was on.\n"
+			    "\tauto=$(cat \"$pf/sriov_drivers_autoprobe\")\n"
+			    "\techo 0 > \"$pf/sriov_drivers_autoprobe\"\n"
+			    "\techo \"$want\" > \"$pf/sriov_numvfs\"\n"
+			    "\techo \"$auto\" > \"$pf/sriov_drivers_autoprobe\"\n"
+			    "\t[ \"$auto\" = 0 ] || probe=\"$probe $pf\"\n");
+	else
+		vw_buf_adds(b, "\techo \"$want\" > \"$pf/sriov_numvfs\"\n");
+	vw_buf_adds(b, "fi\n");
 }
 
 /* The VF count each PF needs: the choices' sriov_numvfs, the highest
@@ -142,13 +160,17 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 			"# and hand the chosen ones to vfio-pci; their PF stays with its driver.\n"
 			"set -u\n");
 	if (h->hp->nvfs)
-		vw_buf_adds(&s, "modprobe vfio-pci || exit 1\n");
+		vw_buf_adds(&s, "modprobe vfio-pci || exit 1\n"
+				"probe=\n");
 	for (size_t k = 0; k < nw; k++) {
 		const struct vw_pci_dev *pf = &f->devs[w[k].pf];
 		const char *param = count_param(pf);
 		int want = w[k].want > pf->sriov_num ? w[k].want : pf->sriov_num;
+		bool chosen = false;
 
-		script_pf(&s, pf, want);
+		for (size_t i = 0; i < h->hp->nvfs; i++)
+			chosen = chosen || f->devs[h->hp->vfs[i]].physfn == w[k].pf;
+		script_pf(&s, pf, want, chosen);
 		/* Who makes the VFs, said once per PF (NVIDIA's vGPU note is
 		 * below). */
 		if (pf->vendor == 0x1002)
@@ -193,6 +215,13 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 				"\t\techo \"$dev\" > \"$sys/driver/unbind\"\n"
 				"\tfi\n"
 				"\t[ -e \"$sys/driver\" ] || echo \"$dev\" > /sys/bus/pci/drivers_probe\n"
+				"done\n"
+				"# The VFs made here that nobody chose: to their host driver, as\n"
+				"# autoprobe would have done.\n"
+				"for pf in $probe; do\n"
+				"\tfor vf in \"$pf\"/virtfn*; do\n"
+				"\t\t[ -e \"$vf/driver\" ] || basename \"$(readlink \"$vf\")\" > /sys/bus/pci/drivers_probe\n"
+				"\tdone\n"
 				"done\n");
 	}
 
@@ -244,7 +273,7 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 	if (r >= 0 && c->nvgpus)
 		vw_host_note(h, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
 	if (r >= 0 && h->hp->nvfs)
-		vw_host_note(h, _("The chosen virtual functions exist only once their GPU's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
+		vw_host_note(h, _("The chosen virtual functions exist only once their PF's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
 	else if (r >= 0 && !c->nvgpus)
 		vw_host_note(h, _("The virtual functions are made at every boot from now on; after the next boot, run vfiowiz again to give some of them to a VM."));
 	vw_buf_done(&s);

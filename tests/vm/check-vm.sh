@@ -4,8 +4,8 @@
 # Finds python3 (installs python3-minimal with apt-get when missing and
 # allowed) and runs check-vm.py; exit 77 (skip) when it cannot run at all.
 # Environment: top_srcdir, top_builddir (set by make), VFIOWIZ (binary),
-# VW_VM_ACCEL (tcg, default, or kvm), VW_VM_ONLY (intel, amd, or hooks: the
-# single-GPU hooks alone, one boot),
+# VW_VM_ACCEL (tcg, default, or kvm), VW_VM_ONLY (intel, amd, hooks: the
+# single-GPU hooks alone, one boot, or sriov: the SR-IOV steps alone, two),
 # VW_VM_NO_INSTALL (never run apt-get), VW_VM_WORKDIR (logs and images),
 # VW_VM_BOOT_TIMEOUT (seconds per boot, 180), VW_VM_KERNEL (/boot/vmlinuz-V).
 # For working on the test: VW_VM_EXTRA_ROOT=DIR lays DIR over the guest's

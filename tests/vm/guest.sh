@@ -9,6 +9,10 @@
 #   apply:NAME     vfiowiz plan, then apply --yes, with /vwtest/answers/NAME.conf,
 #                  then apply --yes again (it must find nothing to change)
 #   undo           vfiowiz undo --yes
+#   sriov:PF       SR-IOV on the PF at address PF (answers sriov-count,
+#                  sriov-vf, sriov-pf): apply, run the unit's script by hand
+#                  (no systemd here) as the boot would, the VFs and their
+#                  groups after each; the PF refused; undo both applies
 #   hooks:NAME     vfiowiz apply --yes with /vwtest/answers/NAME.conf (gpu_mode
 #                  = dynamic; libvirt's commands stood in for), then the
 #                  hooks as libvirt runs them: prepare/begin, release/end,
@@ -112,6 +116,15 @@ vfionodes() {
 	return 0
 }
 
+# PF state: total enabled autoprobe, then one line per VF: index address
+sriovstate() {
+	echo "$(cat "$1/sriov_totalvfs") $(cat "$1/sriov_numvfs") $(cat "$1/sriov_drivers_autoprobe")"
+	for v in "$1"/virtfn*; do
+		[ -e "$v" ] && echo "${v##*/virtfn} $(basename "$(readlink "$v")")"
+	done
+	return 0
+}
+
 params() {
 	for p in /sys/module/vfio_pci/parameters/* /sys/module/vfio_iommu_type1/parameters/*; do
 		[ -r "$p" ] && echo "$p=$(cat "$p")"
@@ -193,6 +206,46 @@ for act in $(echo "${todo:-check}" | tr , ' '); do
 		sec hooks-vfio-timeout vfionodes
 		sec hooks-vtcon-timeout vtcons
 		sec hooks-log cat "/var/log/vfiowiz/$vm.log"
+		;;
+	sriov:*)
+		pf=/sys/bus/pci/devices/${act#sriov:}
+		sa=/vwtest/answers
+		script=/usr/local/sbin/vfiowiz-sriov
+		# No systemd: systemctl (daemon-reload, enable) succeeds, and
+		# the unit's script is run by hand where the boot would run it.
+		stubs=/tmp/vwtest-stubs
+		mkdir -p "$stubs"
+		printf '#!/bin/sh\nexit 0\n' >"$stubs/systemctl"
+		chmod 755 "$stubs/systemctl"
+		sec sriov-before sriovstate "$pf"
+		sec sriov-count-apply env PATH="$stubs:$PATH" vfiowiz apply --answers $sa/sriov-count.conf --yes
+		sec sriov-count-run "$script"
+		sec sriov-count-state sriovstate "$pf"
+		sec sriov-count-devices devices
+		sec sriov-count-kgroups kgroups
+		sec sriov-count-groups vfiowiz groups --json --all
+		sec sriov-count-check vfiowiz check --json
+		sec sriov-vf-plan vfiowiz plan --answers $sa/sriov-vf.conf
+		sec sriov-vf-apply env PATH="$stubs:$PATH" vfiowiz apply --answers $sa/sriov-vf.conf --yes
+		sec sriov-vf-script cat "$script"
+		# What the next boot starts from: no VF (the count is not kept).
+		echo 0 > "$pf/sriov_numvfs"
+		sec sriov-vf-zero sriovstate "$pf"
+		dmesg -c > /dev/null
+		sec sriov-vf-run "$script"
+		sec sriov-vf-dmesg dmesg
+		sec sriov-vf-state sriovstate "$pf"
+		sec sriov-vf-devices devices
+		sec sriov-vf-kgroups kgroups
+		sec sriov-vf-vfio vfionodes
+		sec sriov-vf-groups vfiowiz groups --json --all
+		# Twice: nothing changes the second time.
+		sec sriov-vf-run2 "$script"
+		sec sriov-vf-devices2 devices
+		sec sriov-pf-plan vfiowiz plan --answers $sa/sriov-pf.conf
+		sec sriov-undo-vf env PATH="$stubs:$PATH" vfiowiz undo --yes
+		sec sriov-undo-count env PATH="$stubs:$PATH" vfiowiz undo --yes
+		sec sriov-files-undone conffiles
 		;;
 	undo)
 		sec undo vfiowiz undo --yes

@@ -81,7 +81,7 @@ userland "$root"
 # Kernel modules: the closure of what the test loads.
 mods="virtio_pci virtio_blk ext4 crc32c_generic
 	vfio vfio_iommu_type1 vfio_pci vfio_pci_core irqbypass
-	bochs qxl snd_hda_intel snd_hda_codec_generic e1000"
+	bochs qxl snd_hda_intel snd_hda_codec_generic e1000 nvme"
 for m in $mods; do
 	modprobe -S "$kver" --show-depends "$m" 2>/dev/null |
 		awk '$1 == "insmod" { print $2 }'
