@@ -61,5 +61,18 @@ expect "$first" "Welcome back"
 expect "$first" "FAIL  A host driver still owns a device of the VM."
 expect "$first" "The host driver still owns the GPU"
 
+# 4. A state from before the hardware changed: the card it names is gone
+#    from its slot and 0000:0b:00 holds the chipset's USB, audio and crypto
+#    functions now.  The walk must not go on to review with them: the card
+#    is dropped, said, and the run opens on the GPU step.
+rm -rf "$tmp/root"
+cp -a "$demo/." "$tmp/root"
+run "enter,down,space,enter,enter,q"
+sed -i "s/'0000:09:00'/'0000:0b:00'/; s/step = 'isolation'/step = 'review'/" "$state"
+run ""
+expect "$first" "2/9  GPU selection"
+expect "$first" "0000:0b:00"
+grep -q "0000:0b:00" "$state" && { echo "FAIL: the gone card stayed in the state"; fail=$((fail + 1)); }
+
 echo "resume: $n runs, $fail failed"
 [ "$fail" -eq 0 ]
