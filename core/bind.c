@@ -152,6 +152,12 @@ int vw_bind_check_lockout(const struct vw_facts *f, const struct vw_choices *c, 
 		return vw_err_set(err, -EPERM,
 				  _("%s%s (%s) is the only display device of this host: giving it to vfio-pci leaves the host headless after the reboot (no local console; SSH still works). Set allow_host_display = true to do it anyway"),
 				  where, last->addr, dev_name(last));
+	/* "SSH still works" is the premise of that opt-in: at the console of a
+	 * host with no SSH server, nothing could reach it after the reboot. */
+	if (taken && !kept && c->gpu_mode != VW_GPU_DYNAMIC && !f->over_ssh && !f->distro.ssh_server)
+		return vw_err_set(err, -EPERM,
+				  _("%s%s (%s) is the only display device of this host, this session is not over SSH and this host has no SSH server (no sshd): after the reboot nothing could reach it. Install and enable one first (Debian, Ubuntu: apt install openssh-server; Fedora: systemctl enable --now sshd), check that you can log in over SSH, then plan again"),
+				  where, last->addr, dev_name(last));
 	return 0;
 }
 

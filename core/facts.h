@@ -222,6 +222,7 @@ struct vw_distro {
 	char *initramfs_evidence;
 	bool grub_d;		/* /etc/default/grub.d is read (Debian family) */
 	bool driverctl;		/* driverctl installed */
+	bool ssh_server;	/* an SSH server installed (sshd, dropbear) */
 };
 
 struct vw_facts {
