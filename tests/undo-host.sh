@@ -220,9 +220,12 @@ stacked() {
 	echo "-- undo B" >>"$rt/log"
 	in_root undo --yes >"$tmp/undo.out" 2>&1 || { cat "$tmp/undo.out"; return 1; }
 	grep -q "^Undid $b" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
+	grep -q "^Still in effect: 1 other apply ($a); vfiowiz undo again takes it back too.$" "$tmp/undo.out" ||
+		{ echo "undo of B did not say that A still stands:"; cat "$tmp/undo.out"; return 1; }
 	echo "-- undo A" >>"$rt/log"
 	in_root undo --yes >"$tmp/undo.out" 2>&1 || { cat "$tmp/undo.out"; return 1; }
 	grep -q "^Undid $a" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
+	! grep -q "^Still in effect" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
 	same_tree || { echo "not the original tree"; return 1; }
 	cat >"$tmp/want" <<-'EOF'
 	update-initramfs -u -k all
