@@ -942,7 +942,7 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	struct vw_state state;
 	struct vw_err err = { 0 };
 	struct vw_ui_opts uo = { 0 };
-	char *demo_src = NULL, **gone = NULL;
+	char *demo_src = NULL, **gone = NULL, *undone = NULL;
 	const char *root = o->sysroot;
 	int r, rc = 0;
 	bool dropped;
@@ -994,6 +994,15 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	wz.ctx.boot_id = vw_boot_id(sr);
 	wz.ctx.demo = o->demo;
 	wz.ctx.live = vw_sysroot_is_host(sr);
+	/* `vfiowiz undo` took the wizard's apply back: say so, review again. */
+	undone = r == 0 ? vw_xstrdup(state.journal) : NULL;
+	if (undone && vw_state_forget_undone(&state, sr)) {
+		free(state.step);
+		state.step = vw_xstrdup("review");
+	} else {
+		free(undone);
+		undone = NULL;
+	}
 	wz.ctx.rebooted = vw_state_rebooted(&state, wz.ctx.boot_id);
 	wz.ctx.wz = &wz;
 	wz.ctx.settled = true;	/* headless runs are always settled */
@@ -1033,6 +1042,13 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 		go_to(&wz, start_step(&wz, o->start_at));
 	if (dropped)
 		;	/* that message first */
+	else if (undone) {
+		wz.ctx.dirty = true;
+		if (!o->demo)
+			vw_wizard_save(&wz.ctx, &err);
+		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("The apply %s was undone (vfiowiz undo): none of its changes are on the host now. Review them to apply again, or go back to change them."),
+			      undone);
+	}
 	else if (r < 0 && r != -ENOENT)
 		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("The saved state was not read (%s): starting afresh."), err.msg);
 	else if (wz.ctx.rebooted && !o->start_at && !strcmp(step(&wz)->id, "groups"))
@@ -1124,6 +1140,7 @@ out_root:
 	if (o->demo)
 		vw_demo_end(&wz.demo);
 	free(demo_src);
+	free(undone);
 	free(wz.script);
 	return rc;
 }
