@@ -152,6 +152,12 @@ int vw_bind_check_lockout(const struct vw_facts *f, const struct vw_choices *c, 
 		return vw_err_set(err, -EPERM,
 				  _("%s%s (%s) is the only display device of this host: giving it to vfio-pci leaves the host headless after the reboot (no local console; SSH still works). Set allow_host_display = true to do it anyway"),
 				  where, last->addr, dev_name(last));
+	/* "SSH still works" is the premise of that opt-in: at the console of a
+	 * host with no SSH server, nothing could reach it after the reboot. */
+	if (taken && !kept && c->gpu_mode != VW_GPU_DYNAMIC && !f->over_ssh && !f->distro.ssh_server)
+		return vw_err_set(err, -EPERM,
+				  _("%s%s (%s) is the only display device of this host, this session is not over SSH and this host has no SSH server (no sshd): after the reboot nothing could reach it. Install and enable one first (Debian, Ubuntu: apt install openssh-server; Fedora: systemctl enable --now sshd), check that you can log in over SSH, then plan again"),
+				  where, last->addr, dev_name(last));
 	return 0;
 }
 
@@ -351,6 +357,16 @@ static int bind_script(const struct vw_host *h, char **out, struct vw_err *err)
 	return r;
 }
 
+/* What a host role stands for, in the words of the refusal. */
+static const char *role_words(unsigned role)
+{
+	if (role & VW_HOST_STORAGE)
+		return _("its own disks");
+	if (role & VW_HOST_NETWORK)
+		return _("its network");
+	return _("its only keyboard");
+}
+
 static int check_blacklist(struct vw_host *h, struct vw_err *err)
 {
 	const struct vw_facts *f = h->f;
@@ -362,13 +378,28 @@ static int check_blacklist(struct vw_host *h, struct vw_err *err)
 		for (size_t i = 0; i < f->ndevs; i++) {
 			const struct vw_pci_dev *d = &f->devs[i];
 			char **mods;
-			bool hit;
+			bool hit, drives;
 
 			if (chosen(h->hp->devs, h->hp->ndevs, i))
 				continue;
 			mods = vw_bind_host_modules(f, h->sr, d);
 			hit = strv_has(mods, mod);
+			/* mods[0] is the module of its current driver (xhci_hcd
+			 * is xhci_pci's), unless that driver is vfio-pci. */
+			drives = *d->driver && ((mods[0] && vw_kparam_eq(mods[0], mod) &&
+						 !vw_kparam_eq(d->driver, "vfio-pci")) ||
+						vw_kparam_eq(d->driver, mod));
 			vw_strv_free(mods);
+			if ((hit || drives) && d->host_role) {
+				char where[300];
+
+				vw_choices_where(c, c->blacklist_line, where, sizeof(where));
+				return vw_err_set(err, -EPERM,
+						  _("%sblacklisting %s would also stop the driver of %s (%s), which the host needs for %s%s%s. Refused: remove it from 'blacklist'; the softdeps already make vfio-pci win for the chosen devices"),
+						  where, mod, d->addr, dev_name(d), role_words(d->host_role),
+						  d->host_role_why && *d->host_role_why ? ": " : "",
+						  d->host_role_why ? d->host_role_why : "");
+			}
 			if (hit && vw_dev_is_display(d)) {
 				char where[300];
 
@@ -377,7 +408,7 @@ static int check_blacklist(struct vw_host *h, struct vw_err *err)
 						  _("%sblacklisting %s would also stop the driver of the host's own display %s (%s): refused. Remove it from 'blacklist'; the softdeps already make vfio-pci win for the chosen devices"),
 						  where, mod, d->addr, dev_name(d));
 			}
-			if (hit && *d->driver && vw_kparam_eq(d->driver, mod))
+			if (drives)
 				vw_host_note(h, _("Blacklisting %s also keeps it from %s (%s), which the host keeps."),
 					     mod, d->addr, dev_name(d));
 		}

@@ -511,6 +511,8 @@ void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr)
 {
 	static const char *const pve[] = { "usr/bin/pveversion", "etc/pve", "usr/share/perl5/PVE", NULL };
 	static const char *const driverctl[] = { "usr/sbin/driverctl", "sbin/driverctl", "usr/bin/driverctl", NULL };
+	static const char *const sshd[] = { "usr/sbin/sshd", "sbin/sshd", "usr/bin/sshd", "usr/sbin/dropbear",
+					    "usr/bin/dropbear", NULL };
 	struct vw_distro *d = &f->distro;
 	char *osr = read_or_null(sr, "etc/os-release");
 
@@ -527,6 +529,7 @@ void vw_probe_distro(struct vw_facts *f, const struct vw_sysroot *sr)
 	d->grub_d = !strcmp(d->id, "debian") || !strcmp(d->id, "ubuntu") || has_word(d->id_like, "debian") ||
 		    has_word(d->id_like, "ubuntu");
 	d->driverctl = any_exists(sr, driverctl, NULL);
+	d->ssh_server = any_exists(sr, sshd, NULL);
 	detect_bootloader(d, f, sr);
 	detect_initramfs(d, f, sr);
 }

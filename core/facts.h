@@ -222,6 +222,7 @@ struct vw_distro {
 	char *initramfs_evidence;
 	bool grub_d;		/* /etc/default/grub.d is read (Debian family) */
 	bool driverctl;		/* driverctl installed */
+	bool ssh_server;	/* an SSH server installed (sshd, dropbear) */
 };
 
 struct vw_facts {
@@ -254,6 +255,13 @@ struct vw_facts_opts {
 	 * "" : no SSH session (tests). */
 	const char *ssh_connection;
 };
+
+/* SSH_CONNECTION of process pid or of its nearest ancestor that has it,
+ * from proc/PID/environ and the parent in proc/PID/stat under sr: `sudo`
+ * (env_reset), `su -` and doas start vfiowiz without it, while the shell
+ * sshd started still has it.  At most 64 steps up; NULL when none (caller
+ * frees). */
+char *vw_ssh_connection_of(const struct vw_sysroot *sr, long pid);
 
 /* The recorded SSH_CONNECTION of a snapshot, relative to its root. */
 #define VW_SSH_FILE ".vfiowiz/ssh_connection"

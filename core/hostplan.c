@@ -446,10 +446,13 @@ int vw_hostplan_build(struct vw_plan *plan, struct vw_hostplan *hp, const struct
 	for (size_t i = 0; i < hp->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[hp->devs[i]];
 
-		if (d->boot_vga == 1 && c->gpu_mode == VW_GPU_DYNAMIC)
+		if (d->boot_vga == 1 && c->gpu_mode == VW_GPU_DYNAMIC) {
 			vw_host_note(&h, _("%s is the boot display: while the VM runs, a local console has no screen (the display manager stops); the host stays reachable over SSH. The screen comes back when the VM stops."),
 				     d->addr);
-		else if (d->boot_vga == 1)
+			/* "Reachable over SSH" needs a server to reach. */
+			if (!f->over_ssh && !f->distro.ssh_server)
+				vw_host_note(&h, _("This session is not over SSH and this host has no SSH server (no sshd): while the VM runs, nothing but the VM can reach the host, and a VM that hangs leaves only the reset button. Install one first (Debian, Ubuntu: apt install openssh-server)."));
+		} else if (d->boot_vga == 1)
 			vw_host_note(&h, _("%s is the boot display and goes to vfio-pci (allow_host_display = true): after the reboot this host has no local console; reach it over SSH."),
 				     d->addr);
 	}

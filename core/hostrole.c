@@ -25,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define TABLE_MAX (1u << 20)	/* route tables, input devices */
 #define LOWER_DEPTH 8		/* bridge on bond on VLAN ... */
@@ -271,7 +272,47 @@ static void best_routes(const struct vw_sysroot *sr, const struct route *v, size
 			iface_pci(sr, v[i].iface, "", 0, net_found, a);
 }
 
-/* The SSH session: its own options', the recorded one, or the environment. */
+char *vw_ssh_connection_of(const struct vw_sysroot *sr, long pid)
+{
+	static const char key[] = "SSH_CONNECTION=";
+
+	for (int step = 0; step < 64 && pid > 1; step++) {
+		char rel[64], *buf = NULL, *paren;
+		size_t len = 0;
+		long ppid = 0;
+
+		snprintf(rel, sizeof(rel), "proc/%ld/environ", pid);
+		if (vw_sysroot_read(sr, rel, &buf, &len, TABLE_MAX, NULL) == 0) {
+			/* NUL-separated NAME=VALUE entries, the last maybe unterminated. */
+			for (size_t i = 0; i < len; i += strnlen(buf + i, len - i) + 1) {
+				size_t n = strnlen(buf + i, len - i);
+
+				if (n > sizeof(key) - 1 && !memcmp(buf + i, key, sizeof(key) - 1)) {
+					char *v = vw_xstrndup(buf + i + sizeof(key) - 1, n - (sizeof(key) - 1));
+
+					free(buf);
+					return v;
+				}
+			}
+		}
+		free(buf);
+		/* "PID (COMM) STATE PPID ...": COMM may hold anything, ')' too. */
+		snprintf(rel, sizeof(rel), "proc/%ld/stat", pid);
+		if (vw_sysroot_read(sr, rel, &buf, NULL, 4096, NULL) < 0)
+			return NULL;
+		paren = strrchr(buf, ')');
+		if (!paren || sscanf(paren + 1, " %*c %ld", &ppid) != 1 || ppid == pid) {
+			free(buf);
+			return NULL;
+		}
+		free(buf);
+		pid = ppid;
+	}
+	return NULL;
+}
+
+/* The SSH session: its own options', the recorded one, the environment,
+ * or that of the process that started us (sudo drops it). */
 static char *ssh_connection(const struct vw_sysroot *sr, const struct vw_facts_opts *o)
 {
 	const char *env;
@@ -281,7 +322,7 @@ static char *ssh_connection(const struct vw_sysroot *sr, const struct vw_facts_o
 	if (!vw_sysroot_is_host(sr))
 		return vw_sysroot_read_line(sr, VW_SSH_FILE);
 	env = getenv("SSH_CONNECTION");
-	return env ? vw_xstrdup(env) : NULL;
+	return env ? vw_xstrdup(env) : vw_ssh_connection_of(sr, (long)getppid());
 }
 
 static void probe_network(struct vw_facts *f, const struct vw_sysroot *sr, const char *ssh,

@@ -253,6 +253,37 @@ void vw_choices_give_group(struct vw_choices *c, const struct vw_facts *f, const
 			set_addr(c, f->devs[u->m[k].dev].addr, on);
 }
 
+bool vw_choices_drop_gone(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			  char ***gone)
+{
+	size_t k = 0, ngone = 0;
+
+	*gone = NULL;
+	for (size_t i = 0; i < c->ndevices; i++) {
+		bool gpu = !is_slot_entry(c->devices[i]);	/* VFs, group members: tidy's */
+
+		for (size_t j = 0; !gpu && j < f->ndevs; j++) {
+			char slot[16];
+
+			slot_of(&f->devs[j], slot, sizeof(slot));
+			gpu = vw_dev_is_display(&f->devs[j]) && !strcmp(slot, c->devices[i]);
+		}
+		if (gpu) {
+			c->devices[k++] = c->devices[i];
+			continue;
+		}
+		*gone = vw_xreallocarray(*gone, ngone + 2, sizeof(char *));
+		(*gone)[ngone++] = c->devices[i];
+		(*gone)[ngone] = NULL;
+	}
+	c->ndevices = k;
+	if (c->devices)
+		c->devices[k] = NULL;
+	if (ngone)
+		vw_choices_tidy(c, f, nl);
+	return ngone > 0;
+}
+
 bool vw_choices_adopt_gpus(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl)
 {
 	struct vw_unit u;

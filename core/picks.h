@@ -40,6 +40,14 @@ void vw_choices_give_group(struct vw_choices *c, const struct vw_facts *f, const
  * choices and the host: the same ticked cards always leave the same rest.
  * Returns true when something was dropped. */
 bool vw_choices_tidy(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl);
+/* Saved choices against the host as it is now: drop every ticked card (a
+ * slot entry) whose slot holds no GPU here any more (the card moved, or a
+ * file names another device), then vw_choices_tidy().  The GPU step lists
+ * GPUs only: such an entry could be neither seen nor unticked there.
+ * *gone (NULL-terminated, caller frees with vw_strv_free; NULL when nothing
+ * was dropped) lists them.  Returns true when something was dropped. */
+bool vw_choices_drop_gone(struct vw_choices *c, const struct vw_facts *f, const struct vw_nvlink *nl,
+			  char ***gone);
 /* The unit of the ticked cards alone (slot entries), with nl (may be NULL). */
 void vw_choices_gpu_unit(struct vw_unit *u, const struct vw_choices *c, const struct vw_facts *f,
 			 const struct vw_nvlink *nl);

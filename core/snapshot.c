@@ -138,6 +138,7 @@ static const char *const tools[] = {
 	"lsinitramfs", "lsinitrd", "lsinitcpio", "update-grub", "grub-mkconfig", "grub2-mkconfig",
 	"proxmox-boot-tool", "kernelstub", "kernel-install", "bootctl", "efibootmgr", "pveversion",
 	"qm", "virsh", "driverctl", "nvidia-smi", "modprobe", "libvirtd", "virtqemud", "nft",
+	"sshd", "dropbear",
 };
 static const char *const tool_dirs[] = { "usr/sbin", "usr/bin", "sbin", "bin" };
 static const char *const markers[] = {

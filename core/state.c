@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "atomic.h"
+#include "journal.h"
 
 #define STATE_VERSION 1
 
@@ -132,4 +133,17 @@ bool vw_state_rebooted(const struct vw_state *s, const char *boot_id)
 {
 	return s->applied && *s->applied_boot_id && boot_id && *boot_id &&
 	       strcmp(s->applied_boot_id, boot_id) != 0;
+}
+
+bool vw_state_forget_undone(struct vw_state *s, const struct vw_sysroot *sr)
+{
+	if (!s->applied || !vw_journal_valid_id(s->journal) ||
+	    !vw_journal_marker(sr, s->journal, "undone", NULL, 0))
+		return false;
+	s->applied = false;
+	free(s->applied_boot_id);
+	s->applied_boot_id = vw_xstrdup("");
+	free(s->journal);
+	s->journal = vw_xstrdup("");
+	return true;
 }

@@ -52,6 +52,11 @@ void vw_state_format(struct vw_buf *out, const struct vw_state *s);
  * Caller frees. */
 char *vw_boot_id(const struct vw_sysroot *sr);
 
+/* When s records an apply whose journal was undone since (`vfiowiz undo`),
+ * nothing of it is on the host any more: forget it (applied = false, no
+ * journal) and return true.  False otherwise (s unchanged). */
+bool vw_state_forget_undone(struct vw_state *s, const struct vw_sysroot *sr);
+
 /* True when the plan was applied in another boot than boot_id: the host has
  * rebooted since, and the wizard should open on Verify.  Unknown boot ids
  * never count as a reboot. */

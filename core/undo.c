@@ -103,6 +103,38 @@ static int pick_journal(const struct vw_sysroot *sr, const char *id, char **out,
 	return *out ? 0 : vw_err_set(err, -ENOENT, _("there is nothing to undo"));
 }
 
+/* Undo is a stack: a later apply still in effect that wrote one of j's
+ * files holds bytes made from j's; restoring j's originals under it would
+ * lose its change, and its own undo could then only put j's back.  So it
+ * goes first (no --force-file for this: undo that one instead). */
+static int check_later(const struct vw_sysroot *sr, const struct vw_journal *j, struct vw_err *err)
+{
+	struct vw_journal_info *l;
+	int n = vw_undo_list(sr, &l, err), r = 0;
+
+	if (n < 0)
+		return n;
+	/* Newest first: name the newest that is in the way. */
+	for (int i = 0; i < n && r == 0; i++) {
+		struct vw_journal k = { 0 };
+
+		if (strcmp(l[i].id, j->id) <= 0 || l[i].state == VW_JOURNAL_UNDONE ||
+		    l[i].state == VW_JOURNAL_EMPTY)
+			continue;
+		if (vw_journal_read(sr, l[i].id, &k, NULL) < 0)
+			continue;
+		for (size_t a = 0; a < k.nf && r == 0; a++)
+			for (size_t b = 0; b < j->nf && r == 0; b++)
+				if (!strcmp(k.f[a].path, j->f[b].path))
+					r = vw_err_set(err, -EBUSY,
+						       _("apply %s, made after %s and not undone, also changed /%s: undo it first (vfiowiz undo %s), then this one"),
+						       k.id, j->id, k.f[a].path, k.id);
+		vw_journal_done(&k);
+	}
+	vw_undo_list_free(l, (size_t)n);
+	return r;
+}
+
 /* Where a journaled file stands now. */
 enum fstate { F_OLD, F_NEW, F_OTHER, F_SKIP };
 
@@ -458,6 +490,8 @@ int vw_undo_opts(const struct vw_sysroot *sr, const char *id, const struct vw_un
 		r = vw_err_set(err, -EALREADY, _("journal %s was already undone"), which);
 	else if (r == 0 && !j.complete && !vw_journal_exists(sr, which))
 		r = vw_err_set(err, -ENOENT, _("there is no journal %s"), which);
+	if (r == 0 && j.complete)
+		r = check_later(sr, &j, err);
 	if (r == 0 && j.complete)
 		r = undo_journal(sr, &j, o, res, err);
 	/* The files are back even when a command failed. */

@@ -301,6 +301,63 @@ static void test_undo_refuses_later_edit(void **state)
 	free(s);
 }
 
+/* Apply A, then B over the same file: undoing A first would put back
+ * A's old bytes under B and lose B, and B's undo could then only restore
+ * A's changes; refused even with --force-file, naming B.  Undone in order
+ * (B, then A), the tree is the original byte for byte. */
+static void test_undo_out_of_order(void **state)
+{
+	struct fx *f = *state;
+	const char *b_grub = "GRUB_DEFAULT=0\nGRUB_CMDLINE_LINUX_DEFAULT=\"quiet intel_iommu=on iommu=pt\"\n";
+	struct vw_file_spec grub = { .path = "etc/default/grub", .data = b_grub,
+				     .len = strlen(b_grub), .why = "B", .post = update_grub };
+	const char *const force[] = { "/etc/default/grub", NULL };
+	struct vw_undo_opts o = { .force = force };
+	struct vw_apply_result res;
+	struct vw_undo_result ur;
+	char *a_id, *b_id, *s;
+
+	snapshot(f);
+	make_plan(f);
+	assert_int_equal(vw_apply_plan(f->sr, &f->plan, NULL, &res, &f->err), 0);
+	a_id = vw_xstrdup(res.journal_id);
+	vw_apply_result_done(&res);
+	vw_plan_done(&f->plan);
+	vw_plan_init(&f->plan);
+	assert_int_equal(vw_plan_add(&f->plan, f->sr, &grub, &f->err), 1);
+	assert_int_equal(vw_apply_plan(f->sr, &f->plan, NULL, &res, &f->err), 0);
+	b_id = vw_xstrdup(res.journal_id);
+	vw_apply_result_done(&res);
+	assert_string_not_equal(a_id, b_id);
+
+	assert_int_equal(vw_undo_opts(f->sr, a_id, &o, &ur, &f->err), -EBUSY);
+	assert_non_null(strstr(f->err.msg, b_id));
+	assert_non_null(strstr(f->err.msg, "/etc/default/grub"));
+	vw_undo_result_done(&ur);
+	s = get(f, "etc/default/grub");
+	assert_string_equal(s, b_grub);
+	free(s);
+	assert_true(exists(f, "etc/modprobe.d/sub/vfiowiz.conf"));
+
+	assert_int_equal(vw_undo(f->sr, NULL, &ur, &f->err), 0);
+	assert_string_equal(ur.journal_id, b_id);
+	assert_string_equal(ur.post[0], "update-grub");
+	assert_null(ur.post[1]);
+	vw_undo_result_done(&ur);
+	s = get(f, "etc/default/grub");
+	assert_string_equal(s, GRUB_NEW);
+	free(s);
+	assert_int_equal(vw_undo(f->sr, NULL, &ur, &f->err), 0);
+	assert_string_equal(ur.journal_id, a_id);
+	assert_string_equal(ur.post[0], "update-grub");
+	assert_string_equal(ur.post[1], "update-initramfs -u -k all");
+	assert_null(ur.post[2]);
+	vw_undo_result_done(&ur);
+	assert_int_equal(sh("diff -r -x vfiowiz '%s' '%s'", f->pristine, f->root), 0);
+	free(a_id);
+	free(b_id);
+}
+
 static void test_stale_refused(void **state)
 {
 	struct fx *f = *state;
@@ -1015,6 +1072,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_apply_then_plan_again, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_apply_undo_diff_clean, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_undo_refuses_later_edit, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_undo_out_of_order, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_stale_refused, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_symlinks, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_not_regular, setup, teardown),

@@ -443,6 +443,18 @@ static void test_lockout(void **state)
 	assert_int_equal(vw_bind_check_lockout(&f, &c, both, 3, &err), -EPERM);
 	assert_non_null(strstr(err.msg, "is the only display device of this host"));
 	choices(&c, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n");
+	/* The opt-in counts on SSH: at the console of a host without an SSH
+	 * server, refused all the same; over SSH, or with sshd, allowed. */
+	assert_int_equal(vw_bind_check_lockout(&f, &c, both, 3, &err), -EPERM);
+	assert_non_null(strstr(err.msg, "this host has no SSH server"));
+	f.over_ssh = true;
+	assert_int_equal(vw_bind_check_lockout(&f, &c, both, 3, &err), 0);
+	f.over_ssh = false;
+	f.distro.ssh_server = true;
+	assert_int_equal(vw_bind_check_lockout(&f, &c, both, 3, &err), 0);
+	/* Single-GPU (dynamic): the host has its screen back when the VM stops. */
+	f.distro.ssh_server = false;
+	choices(&c, "devices = {\"0000:00:02.0\"}\ngpu_mode = dynamic\n");
 	assert_int_equal(vw_bind_check_lockout(&f, &c, both, 3, &err), 0);
 	/* Bridges stay with the host, always. */
 	add_dev(&f, "0000:00:01.0", 0x8086, 0x1901, 0x060400, "pcieport", -1);

@@ -408,6 +408,41 @@ static void test_plan_demo(void **state)
 	assert_non_null(strstr(notes, "this SSH session (enp4s0)"));
 }
 
+/* `sudo vfiowiz` (env_reset), su - and doas start vfiowiz without
+ * SSH_CONNECTION: the shell sshd started still has it, up the parent chain. */
+static void test_ssh_from_ancestors(void **state)
+{
+	static const char env_shell[] = "PATH=/usr/bin\0SSH_CONNECTION=10.1.2.3 50000 10.0.0.2 22\0TERM=xterm\0";
+	static const char env_sudo[] = "PATH=/usr/sbin\0SUDO_USER=mario\0";
+	char *root = tu_mkroot(), *s;
+	struct vw_sysroot *sr = NULL;
+	struct vw_err err = { 0 };
+
+	(void)state;
+	tu_write(root, "proc/300/stat", "300 (vfiowiz) S 200 300 100 34816 300 4194304 0 0\n");
+	tu_write_bytes(root, "proc/300/environ", env_sudo, sizeof(env_sudo) - 1);
+	/* A command name with ") S 1 " in it does not fool the parser. */
+	tu_write(root, "proc/200/stat", "200 (sudo) S 1 ) S 100 200 100 34816 300 4194560 0 0\n");
+	tu_write_bytes(root, "proc/200/environ", env_sudo, sizeof(env_sudo) - 1);
+	tu_write(root, "proc/100/stat", "100 (bash) S 90 100 100 34816 300 4194304 0 0\n");
+	tu_write_bytes(root, "proc/100/environ", env_shell, sizeof(env_shell) - 1);
+	tu_write(root, "proc/90/stat", "90 (sshd) S 1 90 90 0 -1 4194560 0 0\n");
+	/* A loop (a damaged tree) ends. */
+	tu_write(root, "proc/7/stat", "7 (a) S 8 7 7 0 -1 0 0 0\n");
+	tu_write(root, "proc/8/stat", "8 (b) S 7 8 8 0 -1 0 0 0\n");
+	assert_int_equal(vw_sysroot_open(&sr, root, &err), 0);
+	s = vw_ssh_connection_of(sr, 300);
+	assert_non_null(s);
+	assert_string_equal(s, "10.1.2.3 50000 10.0.0.2 22");
+	free(s);
+	assert_null(vw_ssh_connection_of(sr, 90));	/* sshd itself: none */
+	assert_null(vw_ssh_connection_of(sr, 7));
+	assert_null(vw_ssh_connection_of(sr, 4242));	/* no such process */
+	vw_sysroot_free(sr);
+	tu_rmtree(root);
+	free(root);
+}
+
 static void test_role_names(void **state)
 {
 	char buf[64], tiny[9];
@@ -431,6 +466,7 @@ int main(void)
 		cmocka_unit_test(test_scratch_input),
 		cmocka_unit_test(test_plan_demo),
 		cmocka_unit_test(test_role_names),
+		cmocka_unit_test(test_ssh_from_ancestors),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

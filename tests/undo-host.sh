@@ -195,6 +195,57 @@ if [ -z "$only" ] || [ "$only" = proxmox-zfs ]; then
 	edited skip || failed "proxmox-zfs edited: --skip-file"
 	edited force || failed "proxmox-zfs edited: --force-file"
 fi
+# Two applies stacked on one host: A (ids), then B (the same card by
+# address: the modprobe file again, a bind script, an initramfs hook).
+# Undoing A first would put A's originals under B: refused, naming B,
+# nothing touched.  Then undo B, undo A: the original tree, and each undo
+# takes back only its own post-commands.
+stacked() {
+	prepare amd-desktop || return 1
+	printf 'devices = {"0000:09:00"}\nbinding = address\n' >"$rt/b.conf"
+	in_root apply --answers /.vwtest/answers.conf --yes >"$tmp/apply.out" 2>&1 || { cat "$tmp/apply.out"; return 1; }
+	in_root apply --answers /.vwtest/b.conf --yes >"$tmp/apply.out" 2>&1 || { cat "$tmp/apply.out"; return 1; }
+	ids=$(ls "$root/var/lib/vfiowiz/journal")
+	a=$(echo "$ids" | head -n 1) b=$(echo "$ids" | tail -n 1)
+	[ "$a" != "$b" ] || { echo "one journal for two applies: $ids"; return 1; }
+	sum=$(tree_sum "$root")
+	echo "-- undo A" >>"$rt/log"
+	if in_root undo --yes "$a" >"$tmp/undo.out" 2>&1; then
+		echo "undo of A under B was not refused"
+		return 1
+	fi
+	grep -q "apply $b, made after $a and not undone" "$tmp/undo.out" ||
+		{ cat "$tmp/undo.out"; return 1; }
+	[ "$sum" = "$(tree_sum "$root")" ] || { echo "the refused undo wrote"; return 1; }
+	echo "-- undo B" >>"$rt/log"
+	in_root undo --yes >"$tmp/undo.out" 2>&1 || { cat "$tmp/undo.out"; return 1; }
+	grep -q "^Undid $b" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
+	grep -q "^Still in effect: 1 other apply ($a); vfiowiz undo again takes it back too.$" "$tmp/undo.out" ||
+		{ echo "undo of B did not say that A still stands:"; cat "$tmp/undo.out"; return 1; }
+	echo "-- undo A" >>"$rt/log"
+	in_root undo --yes >"$tmp/undo.out" 2>&1 || { cat "$tmp/undo.out"; return 1; }
+	grep -q "^Undid $a" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
+	! grep -q "^Still in effect" "$tmp/undo.out" || { cat "$tmp/undo.out"; return 1; }
+	same_tree || { echo "not the original tree"; return 1; }
+	cat >"$tmp/want" <<-'EOF'
+	update-initramfs -u -k all
+	update-grub
+	lsinitramfs /boot/initrd.img-6.1.0-18-amd64
+	update-initramfs -u -k all
+	lsinitramfs /boot/initrd.img-6.1.0-18-amd64
+	-- undo A
+	-- undo B
+	update-initramfs -u -k all
+	-- undo A
+	update-initramfs -u -k all
+	update-grub
+	EOF
+	diff -u "$tmp/want" "$rt/log" || return 1
+	rm -rf "$root"
+}
+if [ -z "$only" ] || [ "$only" = amd-desktop ]; then
+	stacked || failed "amd-desktop: stacked applies undone out of order, then in order"
+fi
 echo "undo-host: $n plans, $fail failures"
 [ "$n" -gt 0 ] || exit 99
 [ "$fail" = 0 ]

@@ -564,6 +564,21 @@ int vw_cmd_undo(const struct vw_cli *cli)
 	if (r < 0)
 		rc = VW_EXIT_ERROR;
 	show_kept(&out, &res);
+	if (!cli->dry_run) {
+		/* One undo takes back one apply: say what else still stands. */
+		size_t others = 0;
+		const char *newest = NULL;
+
+		for (int i = 0; i < n; i++)
+			if (&list[i] != target && list[i].state != VW_JOURNAL_UNDONE &&
+			    list[i].state != VW_JOURNAL_EMPTY && !others++)
+				newest = list[i].id;
+		if (others)
+			vw_buf_printf(&out, ngettext("Still in effect: %zu other apply (%s); vfiowiz undo again takes it back too.\n",
+						     "Still in effect: %zu other applies (the newest %s); run vfiowiz undo again for each.\n",
+						     others),
+				      others, newest);
+	}
 	vw_undo_result_done(&res);
 	if (vw_cli_write(&out))
 		rc = VW_EXIT_ERROR;

@@ -13,6 +13,7 @@
 
 #include "cli.h"
 #include "demo.h"
+#include "picks.h"
 #include "script.h"
 #include "unit.h"
 
@@ -693,9 +694,10 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	struct vw_state state;
 	struct vw_err err = { 0 };
 	struct vw_ui_opts uo = { 0 };
-	char *demo_src = NULL;
+	char *demo_src = NULL, **gone = NULL, *undone = NULL;
 	const char *root = o->sysroot;
 	int r, rc = 0;
+	bool dropped;
 
 	memset(&wz, 0, sizeof(wz));
 	if (o->start_at && check_start_at(o->start_at) < 0)
@@ -744,6 +746,15 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 	wz.ctx.boot_id = vw_boot_id(sr);
 	wz.ctx.demo = o->demo;
 	wz.ctx.live = vw_sysroot_is_host(sr);
+	/* `vfiowiz undo` took the wizard's apply back: say so, review again. */
+	undone = r == 0 ? vw_xstrdup(state.journal) : NULL;
+	if (undone && vw_state_forget_undone(&state, sr)) {
+		free(state.step);
+		state.step = vw_xstrdup("review");
+	} else {
+		free(undone);
+		undone = NULL;
+	}
 	wz.ctx.rebooted = vw_state_rebooted(&state, wz.ctx.boot_id);
 	wz.ctx.wz = &wz;
 	wz.ctx.settled = true;	/* headless runs are always settled */
@@ -763,8 +774,34 @@ int vw_wizard_run(const struct vw_wizard_opts *o)
 		goto out;
 	}
 	make_body(&wz);
-	go_to(&wz, start_step(&wz, o->start_at));
-	if (r < 0 && r != -ENOENT)
+	/* Saved before the hardware changed: a ticked card no longer there
+	   (core/picks.h).  Dropped, said, and the walk opens on the GPU step. */
+	dropped = !state.applied && vw_choices_drop_gone(&state.choices, &facts, NULL, &gone);
+	if (dropped) {
+		struct vw_buf b = VW_BUF_INIT;
+
+		for (size_t i = 0; gone[i]; i++)
+			vw_buf_printf(&b, "%s%s", i ? ", " : "", gone[i]);
+		wz.ctx.dirty = true;
+		if (!o->demo)
+			vw_wizard_save(&wz.ctx, &err);
+		go_to(&wz, start_step(&wz, o->start_at ? o->start_at : "gpu"));
+		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("Your saved choices named %s, which holds no GPU on this host now (was a card moved?): dropped. Choose the GPU again."),
+			      b.data);
+		vw_buf_done(&b);
+		vw_strv_free(gone);
+	} else
+		go_to(&wz, start_step(&wz, o->start_at));
+	if (dropped)
+		;	/* that message first */
+	else if (undone) {
+		wz.ctx.dirty = true;
+		if (!o->demo)
+			vw_wizard_save(&wz.ctx, &err);
+		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("The apply %s was undone (vfiowiz undo): none of its changes are on the host now. Review them to apply again, or go back to change them."),
+			      undone);
+	}
+	else if (r < 0 && r != -ENOENT)
 		vw_wizard_msg(&wz.ctx, VW_C_WARN, _("The saved state was not read (%s): starting afresh."), err.msg);
 	else if (wz.ctx.rebooted && !o->start_at && !strcmp(step(&wz)->id, "groups"))
 		vw_wizard_msg(&wz.ctx, VW_C_INFO, _("Welcome back: the IOMMU is on and the groups are known. A group "
@@ -850,6 +887,7 @@ out_root:
 	if (o->demo)
 		vw_demo_end(&wz.demo);
 	free(demo_src);
+	free(undone);
 	vw_script_done(&wz.script);
 	return rc;
 }

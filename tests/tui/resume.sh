@@ -61,5 +61,32 @@ expect "$first" "Welcome back"
 expect "$first" "FAIL  A host driver still owns a device of the VM."
 expect "$first" "The host driver still owns the GPU"
 
+# 5. Applied by the wizard, then taken back with `vfiowiz undo`: the next
+#    run must not say "the changes are written, reboot now" (nothing of them
+#    is left): it forgets the apply and opens on the review.
+rm -rf "$tmp/root"
+cp -a "$demo/." "$tmp/root"
+run "enter,down,space,enter,enter,enter,enter,type:gpu-vm,enter,space,down,type:secret1,enter,enter,enter,enter,enter"
+expect "$state" "applied = true"
+LC_ALL=C.UTF-8 LANGUAGE= "$bin" --sysroot "$tmp/root" undo --yes >"$tmp/out" 2>&1 ||
+	{ echo "FAIL: undo"; cat "$tmp/out"; fail=$((fail + 1)); }
+run ""
+expect "$first" "7/9  Review changes"
+expect "$first" "was undone"
+expect "$state" "applied = false"
+
+# 4. A state from before the hardware changed: the card it names is gone
+#    from its slot and 0000:0b:00 holds the chipset's USB, audio and crypto
+#    functions now.  The walk must not go on to review with them: the card
+#    is dropped, said, and the run opens on the GPU step.
+rm -rf "$tmp/root"
+cp -a "$demo/." "$tmp/root"
+run "enter,down,space,enter,enter,q"
+sed -i "s/'0000:09:00'/'0000:0b:00'/; s/step = 'isolation'/step = 'review'/" "$state"
+run ""
+expect "$first" "2/9  GPU selection"
+expect "$first" "0000:0b:00"
+grep -q "0000:0b:00" "$state" && { echo "FAIL: the gone card stayed in the state"; fail=$((fail + 1)); }
+
 echo "resume: $n runs, $fail failed"
 [ "$fail" -eq 0 ]
