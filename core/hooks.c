@@ -2,6 +2,7 @@
 /* hooks.c - libvirt hooks for gpu_mode = dynamic (see hooks.h). */
 #include "hooks.h"
 #include "vmplan.h"
+#include "template.h"
 
 #include <errno.h>
 #include <stdio.h>

@@ -7,6 +7,7 @@
  * line we do not set is kept byte for byte, the sections after it too.
  */
 #include "vmplan.h"
+#include "template.h"
 
 #include <ctype.h>
 #include <errno.h>

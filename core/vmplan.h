@@ -27,8 +27,7 @@
  *    templates/proxmox-<os>.conf, next free VMID) or existing (main section
  *    only; snapshots and [PENDING] untouched), one hostpciN per slot.
  *
- * Templates are the program's own data, not the host's: they are read with
- * plain stdio from vw_template_dir(), never through the sysroot.
+ * The templates are read and filled in by core/template.h.
  */
 #ifndef VW_VMPLAN_H
 #define VW_VMPLAN_H
@@ -49,33 +48,6 @@
 #define VW_VM_DEFAULT_DISK_GIB 64
 /* Proxmox allows hostpci0 .. hostpci15. */
 #define VW_PVE_MAX_HOSTPCI 16
-
-/* ---- templates ----------------------------------------------------------- */
-
-/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the templates/
- * of the source tree the program was built from when it runs from its build
- * tree, else $(pkgdatadir)/templates (core/datadir.h); the first that holds
- * libvirt-windows.xml wins.  NULL when none does.  Caller frees. */
-char *vw_template_dir(void);
-
-/* Read template name ("libvirt-windows.xml") from vw_template_dir().
- * *text is NUL-terminated (caller frees); len may be NULL.  Returns 0 or a
- * negative code with err set. */
-int vw_template_load(const char *name, char **text, size_t *len, struct vw_err *err);
-
-/* A variable of vw_template_expand(). */
-struct vw_tvar {
-	const char *name;	/* "ALLOW" for @ALLOW@ */
-	const char *value;	/* inserted verbatim: the caller quotes */
-};
-
-/* Append text to out with every @NAME@ (NAME of [A-Z0-9_], starting with a
- * letter) replaced by its value; any other '@' is copied as is.  A NAME not
- * in vars is an error naming the template (tname), so that a typo in a
- * template never reaches a host.  Returns 0 or -EINVAL. */
-int vw_template_expand(struct vw_buf *out, const char *text, size_t len,
-		       const struct vw_tvar *vars, size_t nvars, const char *tname,
-		       struct vw_err *err);
 
 /* ---- the unit, slot by slot ---------------------------------------------- */
 
@@ -224,6 +196,15 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 /* libvirt domain names we accept: [A-Za-z0-9._+-], not starting with '.',
  * at most 64 bytes (the name becomes a file name of ours). */
 bool vw_vm_name_ok(const char *name);
+
+/* libvirt refuses VNC passwords longer than this at define time. */
+#define VW_VNC_PASSWORD_MAX 8
+
+/* Check the password of the VM's VNC display (it goes into the libvirt
+ * domain's XML): 1 to VW_VNC_PASSWORD_MAX bytes of UTF-8 text without
+ * control characters, not only blanks.  The message gives the reason (never
+ * the password).  Returns 0 or -EINVAL. */
+int vw_vm_vnc_password_check(const char *password, struct vw_err *err);
 
 /* Check an ISO of the answers (install_iso, virtio_iso) for libvirt: an
  * absolute path that exists under sr.  Returns 0 or a negative code with

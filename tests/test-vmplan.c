@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "exec.h"
 #include "vmplan.h"
+#include "template.h"
 #include "vmfake.h"
 #include "bars.h"
 #include "findings.h"
