@@ -353,14 +353,17 @@ bool vw_pve_hostpci_valid(const char *value, struct vw_err *err)
 
 /* ---- back-end choice ------------------------------------------------------ */
 
-const struct vw_vm_ops *const vw_vm_backends[] = { &vw_vm_proxmox_ops, &vw_vm_libvirt_ops, NULL };
+#define OPS_(e, sym, name, value) &vw_vm_##sym##_ops,
+const struct vw_vm_ops *const vw_vm_backends[] = { VW_VM_TARGETS(OPS_) NULL };
+#undef OPS_
+#define BY_TARGET_(e, sym, name, value) [VW_VM_##e] = &vw_vm_##sym##_ops,
+static const struct vw_vm_ops *const by_target[VW_VM_TARGET_COUNT] = { VW_VM_TARGETS(BY_TARGET_) };
+#undef BY_TARGET_
 
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t)
 {
-	for (size_t i = 0; vw_vm_backends[i]; i++)
-		if (vw_vm_backends[i]->target == t)
-			return vw_vm_backends[i];
-	return &vw_vm_libvirt_ops;
+	/* Not a target (a corrupt state): the answers' default, 0. */
+	return by_target[(unsigned)t < VW_VM_TARGET_COUNT ? t : 0];
 }
 
 const struct vw_vm_ops *vw_vm_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
@@ -454,7 +457,7 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 		char where[300];
 
 		vw_choices_where(c, c->looking_glass_line, where, sizeof(where));
-		if (vm->target != VW_VM_LIBVIRT)
+		if (!ops->looking_glass)
 			return vw_err_set(err, -EINVAL,
 					  _("%slooking_glass is planned for libvirt VMs only; on Proxmox VE add the ivshmem device by hand (args: -device ivshmem-plain,...)"),
 					  where);
@@ -464,9 +467,9 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 					  where);
 	}
 	if (!ops->detect(sr, f))
-		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
+		/* TRANSLATORS: %s is "libvirt" or "Proxmox VE". */
 		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),
-				vm->target == VW_VM_PROXMOX ? "Proxmox VE" : "libvirt");
+				ops->product);
 	{
 		struct vw_vm_bars b;
 		int rc = ops->plan(p, &ctx, info, err);

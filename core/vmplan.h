@@ -129,10 +129,12 @@ struct vw_vm_ctx {
 
 /* The rest of the program asks a back end what it can do (these fields),
  * never which one it is: a new target is one file with its ops table and a
- * line in vw_vm_backends[]. */
+ * line in VW_VM_TARGETS (core/backends.h). */
 struct vw_vm_ops {
-	const char *name;		/* "libvirt", "proxmox": stable */
+	const char *name;		/* "libvirt", "proxmox": stable, its VW_VM_TARGETS word */
 	const char *label;		/* N_(), for people: "libvirt (virt-manager, virsh)" */
+	const char *product;		/* the software's own name in messages, never
+					   translated: "libvirt", "Proxmox VE" */
 	enum vw_vm_target target;
 	/* The VM's emulated display can be a VNC server on the host's loopback,
 	 * reached through an SSH tunnel (libvirt); false: the target has its
@@ -151,6 +153,12 @@ struct vw_vm_ops {
 	/* vfiowiz can hand it NVIDIA vGPU VFs of the vendor-specific model
 	 * (a PCI hostdev the host does not rebind: managed='no'). */
 	bool vendor_vgpu;
+	/* vfiowiz plans Looking Glass for its VMs (vm.looking_glass: the
+	 * ivshmem or kvmfr shared memory the guest's frames go through). */
+	bool looking_glass;
+	/* Its VMs start and stop through libvirt's QEMU hook, where
+	 * gpu_mode = dynamic hands the GPU over (core/hooks.h). */
+	bool qemu_hooks;
 	/* True when the host under sr runs this target. */
 	bool (*detect)(const struct vw_sysroot *sr, const struct vw_facts *f);
 	/* Add the VM's changes to p and fill info.  Returns 0 or a negative
@@ -170,13 +178,15 @@ void vw_mdev_uuid(const struct vw_choices *c, size_t k, char out[37]);
 int vw_mdev_plan(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
 		 const struct vw_choices *c, struct vw_vm_info *info, struct vw_err *err);
 
-extern const struct vw_vm_ops vw_vm_libvirt_ops;
-extern const struct vw_vm_ops vw_vm_proxmox_ops;
+#define VW_VM_OPS_EXTERN_(e, sym, name, value) extern const struct vw_vm_ops vw_vm_##sym##_ops;
+VW_VM_TARGETS(VW_VM_OPS_EXTERN_)
+#undef VW_VM_OPS_EXTERN_
 /* Every back end, in detection order (Proxmox before libvirt: a Proxmox
  * host may have libvirt's client tools); NULL-ended. */
 extern const struct vw_vm_ops *const vw_vm_backends[];
 
-/* The back end of a target (never NULL for a valid target). */
+/* The back end of a target; the default target's (value 0) for a value
+ * that is none.  Never NULL. */
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t);
 /* The first back end whose detect() says yes (Proxmox before libvirt: a
  * Proxmox host may have libvirt's client tools), or NULL. */
