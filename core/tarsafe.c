@@ -390,6 +390,7 @@ static bool checksum_ok(const unsigned char *blk, int64_t want)
 struct ex {
 	struct src src;
 	int root;
+	bool scan;		/* the first pass: check, make nothing */
 	struct vw_tar_limits lim;
 	struct vw_tar_stats st;
 	size_t entries;		/* entries and directories made on the way */
@@ -603,6 +604,12 @@ static int make_file(struct ex *x, const char *name, uint64_t size, struct vw_er
 		free(s);
 		return r;
 	}
+	if (x->scan) {
+		r = src_skip(&x->src, size + (BLOCK - size % BLOCK) % BLOCK, err);
+		if (r == 0)
+			x->total += size;
+		return r;
+	}
 	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
@@ -655,8 +662,11 @@ static int make_dir(struct ex *x, const char *name, struct vw_err *err)
 {
 	const char *base;
 	struct stat st;
-	int dfd = open_parent(x, name, &base, err);
+	int dfd;
 
+	if (x->scan)
+		return 0;
+	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
 	if (mkdirat(dfd, base, 0700) == 0) {
@@ -683,6 +693,8 @@ static int make_link(struct ex *x, const char *name, const char *target, struct 
 		free(t);
 		return r;
 	}
+	if (x->scan)
+		return 0;
 	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
@@ -821,11 +833,46 @@ out:
 	return r;
 }
 
+/* One pass over the whole archive. */
+static int pass(struct ex *x, struct vw_err *err)
+{
+	int r = src_open(&x->src, err);
+
+	while (r == 0) {
+		if (x->lim.stop && *x->lim.stop)
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+		else
+			r = one_header(x, err);
+	}
+	meta_reset(x);
+	src_close(&x->src);
+	return r < 0 ? r : 0;
+}
+
+/* Back to the start of the input for a second pass; false when it cannot
+ * be read again (a pipe). */
+static bool rewind_src(struct src *s, off_t start)
+{
+	if (s->fd >= 0 && (start < 0 || lseek(s->fd, start, SEEK_SET) != start))
+		return false;
+	s->mempos = 0;
+	s->inpos = s->inlen = 0;
+	s->in_eof = s->gz = s->z_done = false;
+	s->consumed = 0;
+	return true;
+}
+
+/* Two passes where the input can be read twice: the first checks every
+ * header, name, link, type and limit (the entry count, directories made
+ * on the way excepted) and makes nothing, so that an archive refused for
+ * any of these reasons costs its reading only, never a tree to make and
+ * remove; the second extracts, with every check again. */
 static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_stats *st,
 		   struct vw_err *err)
 {
 	static const struct vw_tar_limits def = VW_TAR_LIMITS_DEFAULT;
-	int r;
+	off_t start = x->src.fd >= 0 ? lseek(x->src.fd, 0, SEEK_CUR) : 0;
+	int r = 0;
 
 	x->lim = lim ? *lim : def;
 	x->src.max_stream = x->lim.max_stream;
@@ -833,24 +880,26 @@ static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_
 	x->buf = vw_xmalloc(CHUNK);
 	x->cache_fd = -1;
 	x->pax_size = -1;
-	r = src_open(&x->src, err);
-	while (r == 0) {
-		if (x->lim.stop && *x->lim.stop)
-			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
-		else
-			r = one_header(x, err);
+	if (start >= 0) {
+		x->scan = true;
+		r = pass(x, err);
+		x->scan = false;
+		x->entries = 0;
+		x->total = 0;
+		if (r == 0 && !rewind_src(&x->src, start))
+			r = vw_err_set(err, -errno, _("cannot read the archive: %s"), strerror(errno));
 	}
+	if (r == 0)
+		r = pass(x, err);
 	x->st.compressed = x->src.gz;
 	if (st)
 		*st = x->st;
-	meta_reset(x);
 	if (x->cache_fd >= 0 && x->cache_fd != x->root)
 		close(x->cache_fd);
 	free(x->cache_dir);
-	src_close(&x->src);
 	free(x->src.in);
 	free(x->buf);
-	return r < 0 ? r : 0;
+	return r;
 }
 
 int vw_tar_extract_fd(int fd, int dest_fd, const struct vw_tar_limits *lim,
