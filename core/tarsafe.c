@@ -391,6 +391,11 @@ struct ex {
 	struct src src;
 	int root;
 	bool scan;		/* the first pass: check, make nothing */
+	/* The first pass's folders (given or made on the way), by a hash of
+	 * their path; open addressing, 0 free.  Never more than the entries
+	 * counted, so bounded by the limit. */
+	uint64_t *dirs;
+	size_t ndirs, dirs_cap;
 	struct vw_tar_limits lim;
 	struct vw_tar_stats st;
 	size_t entries;		/* entries and directories made on the way */
@@ -434,6 +439,56 @@ static int count_entry(struct ex *x, const char *name, struct vw_err *err)
 		free(s);
 		return -EFBIG;
 	}
+	return 0;
+}
+
+/* Add a folder's hash to the first pass's set; true when it was not there. */
+static bool dir_add(struct ex *x, uint64_t h)
+{
+	size_t i;
+
+	h = h ? h : 1;
+	if ((x->ndirs + 1) * 2 > x->dirs_cap) {
+		size_t cap = x->dirs_cap ? x->dirs_cap * 2 : 1024;
+		uint64_t *old = x->dirs;
+
+		x->dirs = vw_xcalloc(cap, sizeof(*x->dirs));
+		for (size_t k = 0; k < x->dirs_cap; k++)
+			if (old[k])
+				for (i = old[k] & (cap - 1); ; i = (i + 1) & (cap - 1))
+					if (!x->dirs[i]) {
+						x->dirs[i] = old[k];
+						break;
+					}
+		free(old);
+		x->dirs_cap = cap;
+	}
+	for (i = h & (x->dirs_cap - 1); x->dirs[i]; i = (i + 1) & (x->dirs_cap - 1))
+		if (x->dirs[i] == h)
+			return false;
+	x->dirs[i] = h;
+	x->ndirs++;
+	return true;
+}
+
+/* First pass: count the folders the extraction will make on the way to
+ * clean name (those no earlier entry gave or implied), as open_parent()
+ * will; a folder entry joins the set itself. */
+static int scan_parents(struct ex *x, const char *name, bool dir, struct vw_err *err)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (const char *p = name; *p; p++) {
+		if (*p == '/' && dir_add(x, h)) {
+			int r = count_entry(x, name, err);
+
+			if (r < 0)
+				return r;
+		}
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	}
+	if (dir)
+		dir_add(x, h);
 	return 0;
 }
 
@@ -793,6 +848,8 @@ static int one_header(struct ex *x, struct vw_err *err)
 		goto out;
 	}
 	r = count_entry(x, name, err);
+	if (r == 0 && x->scan)
+		r = scan_parents(x, name, h->typeflag == '5', err);
 	if (r < 0)
 		goto out;
 	switch (h->typeflag) {
@@ -863,8 +920,8 @@ static bool rewind_src(struct src *s, off_t start)
 }
 
 /* Two passes where the input can be read twice: the first checks every
- * header, name, link, type and limit (the entry count, directories made
- * on the way excepted) and makes nothing, so that an archive refused for
+ * header, name, link, type and limit (folders made on the way counted as
+ * the extraction will) and makes nothing, so that an archive refused for
  * any of these reasons costs its reading only, never a tree to make and
  * remove; the second extracts, with every check again. */
 static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_stats *st,
@@ -886,6 +943,8 @@ static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_
 		x->scan = false;
 		x->entries = 0;
 		x->total = 0;
+		free(x->dirs);
+		x->dirs = NULL;
 		if (r == 0 && !rewind_src(&x->src, start))
 			r = vw_err_set(err, -errno, _("cannot read the archive: %s"), strerror(errno));
 	}

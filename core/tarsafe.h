@@ -21,8 +21,8 @@
  *    and the number of bytes decompressed (a gzip bomb stops there);
  *  - an input that can be read twice (memory, a regular file) is read
  *    once without making anything, with every check but those that need
- *    the tree (duplicates, folders made on the way): most refusals come
- *    before the first file is made;
+ *    the tree (an entry given twice, a parent that is a file or a link):
+ *    an archive over a limit is refused before the first file is made;
  *  - files are created 0600 and directories 0700, whatever the archive says
  *    (nothing extracted is ever executable), owned by whoever extracts;
  *  - ustar headers are checked (magic, checksum, octal fields); pax

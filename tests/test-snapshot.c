@@ -455,6 +455,21 @@ static void test_refused_before_extracting(void **state)
 	assert_int_equal(count_entries(dest), 0);
 	close(fd);
 
+	/* 600 files, each in a folder of its own that no entry gives: the
+	 * folders count as the extraction would make them. */
+	t = htar_open(arch, true);
+	for (int i = 0; i < 600; i++) {
+		char name[32];
+
+		snprintf(name, sizeof(name), "d%d/f", i);
+		htar_entry(t, name, '0', 0, NULL, NULL, 0);
+	}
+	htar_close(t, true);
+	fd = open(arch, O_RDONLY);
+	assert_int_equal(vw_tar_extract_fd(fd, dfd, &lim, NULL, &err), -EFBIG);
+	assert_int_equal(count_entries(dest), 0);
+	close(fd);
+
 	/* 1000 are fine, and all made. */
 	t = htar_open(arch, true);
 	for (int i = 0; i < 1000; i++) {
