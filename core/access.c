@@ -2,7 +2,7 @@
 /* access.c - the guest-access step: scripts for the guest, the host's VNC
  * allow-list, and the commands to connect (docs/formats.md section 8). */
 #include "access.h"
-#include "text.h"
+#include "template.h"
 
 #include <arpa/inet.h>
 #include <ctype.h>
@@ -17,20 +17,7 @@
 
 int vw_access_vnc_check(const struct vw_access_choices *a, struct vw_err *err)
 {
-	size_t n = strlen(a->vnc_password);
-
-	if (n == 0)
-		return vw_err_set(err, -EINVAL,
-				  _("VNC on the host needs a password (libvirt takes an empty one as \"no access\"): set access.vnc_password"));
-	if (n > VW_VNC_PASSWORD_MAX)
-		return vw_err_set(err, -EINVAL,
-				  _("the VNC password has %zu characters: VNC uses at most %d and libvirt refuses a longer one when the domain is defined"),
-				  n, VW_VNC_PASSWORD_MAX);
-	if (!vw_text_ok(a->vnc_password))	/* it goes into XML */
-		return vw_err_set(err, -EINVAL, _("the VNC password holds a control character or bytes that are not UTF-8"));
-	if (!a->vnc_password[strspn(a->vnc_password, " ")])
-		return vw_err_set(err, -EINVAL, _("the VNC password is only blanks: anyone could guess it"));
-	return 0;
+	return vw_vm_vnc_password_check(a->vnc_password, err);
 }
 
 /* Canonical form of an allow-list entry (host bits of a prefix cleared,

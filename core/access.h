@@ -41,14 +41,11 @@
 #define VW_NFT_FILE "etc/vfiowiz/nftables/vnc-allow.nft"
 #define VW_NFT_UNIT "etc/systemd/system/vfiowiz-vnc-allow.service"
 
-/* libvirt refuses VNC passwords longer than this at define time. */
-#define VW_VNC_PASSWORD_MAX 8
 /* The local port the tunnel commands use for RDP (3389 may be taken by the
  * user's own Windows). */
 #define VW_RDP_TUNNEL_PORT 13389
 
-/* Check the VNC choice: a password of 1 to 8 bytes without control
- * characters.  The message gives the reason (never the password).
+/* Check the VNC choice: its password (vw_vm_vnc_password_check()).
  * Returns 0 or -EINVAL. */
 int vw_access_vnc_check(const struct vw_access_choices *a, struct vw_err *err);
 

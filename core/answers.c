@@ -83,7 +83,10 @@ static const char *const initramfs_tools[] = { "auto", VW_INITRAMFS_TOOLS(WORD_)
 static const char *const bindings[] = { "auto", "ids", "address", "cmdline", NULL };
 static const char *const gpu_modes[] = { "static", "dynamic", NULL };
 static const char *const lg_modes[] = { "none", "ivshmem", "kvmfr", NULL };
-static const char *const targets[] = { "libvirt", "proxmox", NULL };
+/* In enum order, whatever the detection order of core/backends.h. */
+#define TARGET_WORD_(e, sym, name, value) [VW_VM_##e] = name,
+static const char *const targets[VW_VM_TARGET_COUNT + 1] = { VW_VM_TARGETS(TARGET_WORD_) };
+#undef TARGET_WORD_
 static const char *const guests[] = { "windows", "linux", NULL };
 static const char *const storages[] = { "qcow2", "image", "disk", NULL };
 
@@ -1637,7 +1640,7 @@ void vw_answers_format(struct vw_buf *b, const struct vw_choices *c)
 	vw_buf_printf(b, "test_boot = %s\n", yesno(c->test_boot));
 
 	vw_buf_adds(b, "vm {\n");
-	vw_buf_printf(b, "  target = %s\n", targets[c->vm.target == VW_VM_PROXMOX]);
+	vw_buf_printf(b, "  target = %s\n", targets[(unsigned)c->vm.target < VW_VM_TARGET_COUNT ? c->vm.target : 0]);
 	vw_buf_adds(b, "  name = ");
 	put_str(b, c->vm.name);
 	vw_buf_printf(b, "\n  existing = %s\n", yesno(c->vm.existing));

@@ -51,7 +51,6 @@ enum vw_looking_glass {
 	VW_LG_KVMFR,		/* the kvmfr module's /dev/kvmfr0 */
 };
 
-enum vw_vm_target { VW_VM_LIBVIRT = 0, VW_VM_PROXMOX };
 enum vw_guest_os { VW_GUEST_WINDOWS = 0, VW_GUEST_LINUX };
 enum vw_storage_type { VW_STORAGE_QCOW2 = 0, VW_STORAGE_IMAGE, VW_STORAGE_DISK };
 

@@ -2,7 +2,7 @@
 /* bind.c - vfio-pci binding, softdeps, blacklists, lockout protection. */
 #include "bind.h"
 #include "augedit.h"
-#include "vmplan.h"
+#include "template.h"
 
 #include <ctype.h>
 #include <errno.h>

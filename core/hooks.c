@@ -2,6 +2,7 @@
 /* hooks.c - libvirt hooks for gpu_mode = dynamic (see hooks.h). */
 #include "hooks.h"
 #include "vmplan.h"
+#include "template.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -105,7 +106,7 @@ int vw_hooks_plan(struct vw_host *h, struct vw_err *err)
 	int r;
 
 	vw_choices_where(c, c->gpu_mode_line, where, sizeof(where));
-	if (c->vm.target != VW_VM_LIBVIRT || !*name)
+	if (!vw_vm_ops_get(c->vm.target)->qemu_hooks || !*name)
 		return vw_err_set(err, -EINVAL,
 				  _("%sgpu_mode = dynamic needs a libvirt VM, whose hooks hand the GPU over: set vm { target = libvirt; name = ... }"),
 				  where);

@@ -7,7 +7,7 @@
  * when binding by address. */
 #include "hostplan.h"
 #include "augedit.h"
-#include "vmplan.h"
+#include "template.h"
 
 #include <stdlib.h>
 #include <string.h>

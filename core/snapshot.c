@@ -1389,11 +1389,18 @@ static int rm_at(int dfd)
 
 		if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, ".."))
 			continue;
-		if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
-			continue;
-		if (errno != EISDIR && errno != EPERM) {
-			r = r ? r : -errno;
-			continue;
+		/* An empty directory goes in one call, as a file or a link
+		 * does (a hostile archive is mostly one or the other). */
+		if (de->d_type == DT_DIR) {
+			if (unlinkat(dirfd(d), de->d_name, AT_REMOVEDIR) == 0 || errno == ENOENT)
+				continue;
+		} else {
+			if (unlinkat(dirfd(d), de->d_name, 0) == 0 || errno == ENOENT)
+				continue;
+			if (errno != EISDIR && errno != EPERM) {
+				r = r ? r : -errno;
+				continue;
+			}
 		}
 		fchmodat(dirfd(d), de->d_name, 0700, 0);	/* a directory: not a link */
 		fd = openat(dirfd(d), de->d_name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);

@@ -390,6 +390,12 @@ static bool checksum_ok(const unsigned char *blk, int64_t want)
 struct ex {
 	struct src src;
 	int root;
+	bool scan;		/* the first pass: check, make nothing */
+	/* The first pass's folders (given or made on the way), by a hash of
+	 * their path; open addressing, 0 free.  Never more than the entries
+	 * counted, so bounded by the limit. */
+	uint64_t *dirs;
+	size_t ndirs, dirs_cap;
 	struct vw_tar_limits lim;
 	struct vw_tar_stats st;
 	size_t entries;		/* entries and directories made on the way */
@@ -433,6 +439,56 @@ static int count_entry(struct ex *x, const char *name, struct vw_err *err)
 		free(s);
 		return -EFBIG;
 	}
+	return 0;
+}
+
+/* Add a folder's hash to the first pass's set; true when it was not there. */
+static bool dir_add(struct ex *x, uint64_t h)
+{
+	size_t i;
+
+	h = h ? h : 1;
+	if ((x->ndirs + 1) * 2 > x->dirs_cap) {
+		size_t cap = x->dirs_cap ? x->dirs_cap * 2 : 1024;
+		uint64_t *old = x->dirs;
+
+		x->dirs = vw_xcalloc(cap, sizeof(*x->dirs));
+		for (size_t k = 0; k < x->dirs_cap; k++)
+			if (old[k])
+				for (i = old[k] & (cap - 1); ; i = (i + 1) & (cap - 1))
+					if (!x->dirs[i]) {
+						x->dirs[i] = old[k];
+						break;
+					}
+		free(old);
+		x->dirs_cap = cap;
+	}
+	for (i = h & (x->dirs_cap - 1); x->dirs[i]; i = (i + 1) & (x->dirs_cap - 1))
+		if (x->dirs[i] == h)
+			return false;
+	x->dirs[i] = h;
+	x->ndirs++;
+	return true;
+}
+
+/* First pass: count the folders the extraction will make on the way to
+ * clean name (those no earlier entry gave or implied), as open_parent()
+ * will; a folder entry joins the set itself. */
+static int scan_parents(struct ex *x, const char *name, bool dir, struct vw_err *err)
+{
+	uint64_t h = 0xcbf29ce484222325ull;	/* FNV-1a */
+
+	for (const char *p = name; *p; p++) {
+		if (*p == '/' && dir_add(x, h)) {
+			int r = count_entry(x, name, err);
+
+			if (r < 0)
+				return r;
+		}
+		h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+	}
+	if (dir)
+		dir_add(x, h);
 	return 0;
 }
 
@@ -603,6 +659,12 @@ static int make_file(struct ex *x, const char *name, uint64_t size, struct vw_er
 		free(s);
 		return r;
 	}
+	if (x->scan) {
+		r = src_skip(&x->src, size + (BLOCK - size % BLOCK) % BLOCK, err);
+		if (r == 0)
+			x->total += size;
+		return r;
+	}
 	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
@@ -655,8 +717,11 @@ static int make_dir(struct ex *x, const char *name, struct vw_err *err)
 {
 	const char *base;
 	struct stat st;
-	int dfd = open_parent(x, name, &base, err);
+	int dfd;
 
+	if (x->scan)
+		return 0;
+	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
 	if (mkdirat(dfd, base, 0700) == 0) {
@@ -683,6 +748,8 @@ static int make_link(struct ex *x, const char *name, const char *target, struct 
 		free(t);
 		return r;
 	}
+	if (x->scan)
+		return 0;
 	dfd = open_parent(x, name, &base, err);
 	if (dfd < 0)
 		return dfd;
@@ -781,6 +848,8 @@ static int one_header(struct ex *x, struct vw_err *err)
 		goto out;
 	}
 	r = count_entry(x, name, err);
+	if (r == 0 && x->scan)
+		r = scan_parents(x, name, h->typeflag == '5', err);
 	if (r < 0)
 		goto out;
 	switch (h->typeflag) {
@@ -821,11 +890,46 @@ out:
 	return r;
 }
 
+/* One pass over the whole archive. */
+static int pass(struct ex *x, struct vw_err *err)
+{
+	int r = src_open(&x->src, err);
+
+	while (r == 0) {
+		if (x->lim.stop && *x->lim.stop)
+			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
+		else
+			r = one_header(x, err);
+	}
+	meta_reset(x);
+	src_close(&x->src);
+	return r < 0 ? r : 0;
+}
+
+/* Back to the start of the input for a second pass; false when it cannot
+ * be read again (a pipe). */
+static bool rewind_src(struct src *s, off_t start)
+{
+	if (s->fd >= 0 && (start < 0 || lseek(s->fd, start, SEEK_SET) != start))
+		return false;
+	s->mempos = 0;
+	s->inpos = s->inlen = 0;
+	s->in_eof = s->gz = s->z_done = false;
+	s->consumed = 0;
+	return true;
+}
+
+/* Two passes where the input can be read twice: the first checks every
+ * header, name, link, type and limit (folders made on the way counted as
+ * the extraction will) and makes nothing, so that an archive refused for
+ * any of these reasons costs its reading only, never a tree to make and
+ * remove; the second extracts, with every check again. */
 static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_stats *st,
 		   struct vw_err *err)
 {
 	static const struct vw_tar_limits def = VW_TAR_LIMITS_DEFAULT;
-	int r;
+	off_t start = x->src.fd >= 0 ? lseek(x->src.fd, 0, SEEK_CUR) : 0;
+	int r = 0;
 
 	x->lim = lim ? *lim : def;
 	x->src.max_stream = x->lim.max_stream;
@@ -833,24 +937,28 @@ static int extract(struct ex *x, const struct vw_tar_limits *lim, struct vw_tar_
 	x->buf = vw_xmalloc(CHUNK);
 	x->cache_fd = -1;
 	x->pax_size = -1;
-	r = src_open(&x->src, err);
-	while (r == 0) {
-		if (x->lim.stop && *x->lim.stop)
-			r = vw_err_set(err, -EINTR, _("interrupted: the import stops"));
-		else
-			r = one_header(x, err);
+	if (start >= 0) {
+		x->scan = true;
+		r = pass(x, err);
+		x->scan = false;
+		x->entries = 0;
+		x->total = 0;
+		free(x->dirs);
+		x->dirs = NULL;
+		if (r == 0 && !rewind_src(&x->src, start))
+			r = vw_err_set(err, -errno, _("cannot read the archive: %s"), strerror(errno));
 	}
+	if (r == 0)
+		r = pass(x, err);
 	x->st.compressed = x->src.gz;
 	if (st)
 		*st = x->st;
-	meta_reset(x);
 	if (x->cache_fd >= 0 && x->cache_fd != x->root)
 		close(x->cache_fd);
 	free(x->cache_dir);
-	src_close(&x->src);
 	free(x->src.in);
 	free(x->buf);
-	return r < 0 ? r : 0;
+	return r;
 }
 
 int vw_tar_extract_fd(int fd, int dest_fd, const struct vw_tar_limits *lim,

@@ -6,6 +6,7 @@
  * file of ours (VW_LIBVIRT_DIR/NAME.xml) and defined by `virsh define`.
  */
 #include "vmplan.h"
+#include "template.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -18,7 +19,6 @@
 #include <libxml/tree.h>
 #include <libxml/xmlsave.h>
 
-#include "access.h"
 #include "bars.h"
 #include "exec.h"
 #include "storage.h"
@@ -1170,7 +1170,7 @@ static int libvirt_plan(struct vw_plan *p, const struct vw_vm_ctx *ctx, struct v
 		return vw_err_set(err, -EINVAL,
 				  _("'%s' cannot be a domain name here: use letters, digits, '.', '_', '+' and '-' (at most 64)"),
 				  name);
-	if (c->access.vnc && (rc = vw_access_vnc_check(&c->access, err)) < 0)
+	if (c->access.vnc && (rc = vw_vm_vnc_password_check(c->access.vnc_password, err)) < 0)
 		return rc;
 	LIBXML_TEST_VERSION;
 	ours = vw_xasprintf("%s/%s.xml", VW_LIBVIRT_DIR, name);
@@ -1325,11 +1325,15 @@ out:
 const struct vw_vm_ops vw_vm_libvirt_ops = {
 	.name = "libvirt",
 	.label = N_("libvirt (virt-manager, virsh)"),
+	.product = "libvirt",
 	.target = VW_VM_LIBVIRT,
 	.host_vnc = true,
 	.nat_guest_net = true,
 	.uses_vmid = false,
 	.creates_mdevs = false,
+	.looking_glass = true,
+	.qemu_hooks = true,
+	.pci_mapping = false,
 	.vendor_vgpu = true,
 	.iso_volumes = false,
 	.about = N_("A libvirt domain (q35, OVMF/UEFI) with every function of the card as a hostdev. The "

@@ -7,6 +7,7 @@
  * line we do not set is kept byte for byte, the sections after it too.
  */
 #include "vmplan.h"
+#include "template.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -1299,11 +1300,15 @@ out:
 const struct vw_vm_ops vw_vm_proxmox_ops = {
 	.name = "proxmox",
 	.label = N_("Proxmox VE"),
+	.product = "Proxmox VE",
 	.target = VW_VM_PROXMOX,
 	.host_vnc = false,
 	.nat_guest_net = false,
 	.uses_vmid = true,
 	.creates_mdevs = true,
+	.looking_glass = false,
+	.qemu_hooks = false,
+	.pci_mapping = true,
 	.vendor_vgpu = false,
 	.iso_volumes = true,
 	.about = N_("A Proxmox VE VM (q35, OVMF) with a hostpci entry per card: "

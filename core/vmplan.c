@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* vmplan.c - the VM step: templates, the unit slot by slot, back-end choice. */
+/* vmplan.c - the VM step: the unit slot by slot, back-end choice. */
 #include "vmplan.h"
 
 #include <ctype.h>
@@ -10,99 +10,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "datadir.h"
 #include "bars.h"
 #include "storage.h"
-
-/* ---- templates ----------------------------------------------------------- */
-
-#define TEMPLATE_MAX (256u << 10)
-
-char *vw_template_dir(void)
-{
-	return vw_datadir(VW_DATA_TEMPLATES);
-}
-
-int vw_template_load(const char *name, char **text, size_t *len, struct vw_err *err)
-{
-	char *dir = vw_template_dir(), *path;
-	struct vw_buf b = VW_BUF_INIT;
-	char chunk[8192];
-	size_t n;
-	FILE *fp;
-	int rc = 0;
-
-	*text = NULL;
-	if (!dir)
-		return vw_err_set(err, -ENOENT,
-				  _("the templates are not installed (set VFIOWIZ_TEMPLATES to their directory)"));
-	path = vw_xasprintf("%s/%s", dir, name);
-	free(dir);
-	fp = fopen(path, "re");
-	if (!fp) {
-		rc = vw_err_set(err, -errno, _("cannot read the template %s: %s"), path, strerror(errno));
-		free(path);
-		return rc;
-	}
-	vw_buf_adds(&b, "");
-	while ((n = fread(chunk, 1, sizeof(chunk), fp)) > 0) {
-		vw_buf_add(&b, chunk, n);
-		if (b.len > TEMPLATE_MAX) {
-			rc = vw_err_set(err, -EFBIG, _("the template %s is too large"), path);
-			break;
-		}
-	}
-	if (!rc && ferror(fp))
-		rc = vw_err_set(err, -EIO, _("cannot read the template %s"), path);
-	fclose(fp);
-	free(path);
-	if (rc) {
-		vw_buf_done(&b);
-		return rc;
-	}
-	if (len)
-		*len = b.len;
-	*text = vw_buf_steal(&b);
-	return 0;
-}
-
-int vw_template_expand(struct vw_buf *out, const char *text, size_t len,
-		       const struct vw_tvar *vars, size_t nvars, const char *tname,
-		       struct vw_err *err)
-{
-	size_t i = 0;
-
-	vw_buf_adds(out, "");
-	while (i < len) {
-		size_t j = i + 1;
-		bool found = false;
-
-		if (text[i] != '@' || j >= len || !isupper((unsigned char)text[j])) {
-			vw_buf_addc(out, text[i++]);
-			continue;
-		}
-		while (j < len && (isupper((unsigned char)text[j]) || isdigit((unsigned char)text[j]) ||
-				   text[j] == '_'))
-			j++;
-		if (j >= len || text[j] != '@') {
-			vw_buf_addc(out, text[i++]);
-			continue;
-		}
-		for (size_t k = 0; k < nvars; k++) {
-			if (strlen(vars[k].name) == j - i - 1 &&
-			    memcmp(vars[k].name, text + i + 1, j - i - 1) == 0) {
-				vw_buf_adds(out, vars[k].value);
-				found = true;
-				break;
-			}
-		}
-		if (!found)
-			return vw_err_set(err, -EINVAL, _("the template %s uses an unknown variable %.*s"),
-					  tname, (int)(j - i + 1), text + i);
-		i = j + 1;
-	}
-	return 0;
-}
+#include "text.h"
 
 /* ---- slots --------------------------------------------------------------- */
 
@@ -231,6 +141,24 @@ bool vw_vm_name_ok(const char *name)
 		if (!isalnum((unsigned char)*p) && !strchr("._+-", *p))
 			return false;
 	return true;
+}
+
+int vw_vm_vnc_password_check(const char *password, struct vw_err *err)
+{
+	size_t n = strlen(password);
+
+	if (n == 0)
+		return vw_err_set(err, -EINVAL,
+				  _("VNC on the host needs a password (libvirt takes an empty one as \"no access\"): set access.vnc_password"));
+	if (n > VW_VNC_PASSWORD_MAX)
+		return vw_err_set(err, -EINVAL,
+				  _("the VNC password has %zu characters: VNC uses at most %d and libvirt refuses a longer one when the domain is defined"),
+				  n, VW_VNC_PASSWORD_MAX);
+	if (!vw_text_ok(password))	/* it goes into XML */
+		return vw_err_set(err, -EINVAL, _("the VNC password holds a control character or bytes that are not UTF-8"));
+	if (!password[strspn(password, " ")])
+		return vw_err_set(err, -EINVAL, _("the VNC password is only blanks: anyone could guess it"));
+	return 0;
 }
 
 int vw_vm_check_whole_disk(const struct vw_sysroot *sr, const char *path, struct vw_err *err)
@@ -425,14 +353,17 @@ bool vw_pve_hostpci_valid(const char *value, struct vw_err *err)
 
 /* ---- back-end choice ------------------------------------------------------ */
 
-const struct vw_vm_ops *const vw_vm_backends[] = { &vw_vm_proxmox_ops, &vw_vm_libvirt_ops, NULL };
+#define OPS_(e, sym, name, value) &vw_vm_##sym##_ops,
+const struct vw_vm_ops *const vw_vm_backends[] = { VW_VM_TARGETS(OPS_) NULL };
+#undef OPS_
+#define BY_TARGET_(e, sym, name, value) [VW_VM_##e] = &vw_vm_##sym##_ops,
+static const struct vw_vm_ops *const by_target[VW_VM_TARGET_COUNT] = { VW_VM_TARGETS(BY_TARGET_) };
+#undef BY_TARGET_
 
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t)
 {
-	for (size_t i = 0; vw_vm_backends[i]; i++)
-		if (vw_vm_backends[i]->target == t)
-			return vw_vm_backends[i];
-	return &vw_vm_libvirt_ops;
+	/* Not a target (a corrupt state): the answers' default, 0. */
+	return by_target[(unsigned)t < VW_VM_TARGET_COUNT ? t : 0];
 }
 
 const struct vw_vm_ops *vw_vm_detect(const struct vw_sysroot *sr, const struct vw_facts *f)
@@ -522,7 +453,7 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 		if (r < 0)
 			return r;
 	}
-	if (vm->mapping && vm->mapping[0] && vm->target != VW_VM_PROXMOX) {
+	if (vm->mapping && vm->mapping[0] && !ops->pci_mapping) {
 		char where[300];
 
 		return vw_err_set(err, -EINVAL,
@@ -533,7 +464,7 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 		char where[300];
 
 		vw_choices_where(c, c->looking_glass_line, where, sizeof(where));
-		if (vm->target != VW_VM_LIBVIRT)
+		if (!ops->looking_glass)
 			return vw_err_set(err, -EINVAL,
 					  _("%slooking_glass is planned for libvirt VMs only; on Proxmox VE add the ivshmem device by hand (args: -device ivshmem-plain,...)"),
 					  where);
@@ -543,9 +474,9 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 					  where);
 	}
 	if (!ops->detect(sr, f))
-		/* TRANSLATORS: %s is "libvirt" or "proxmox". */
+		/* TRANSLATORS: %s is "libvirt" or "Proxmox VE". */
 		vw_vm_info_note(info, _("This host does not look like a %s host: the VM's post-commands will fail until it is installed."),
-				vm->target == VW_VM_PROXMOX ? "Proxmox VE" : "libvirt");
+				ops->product);
 	{
 		struct vw_vm_bars b;
 		int rc = ops->plan(p, &ctx, info, err);

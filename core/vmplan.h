@@ -4,7 +4,7 @@
  *
  * Each VM target is a back end: a const struct vw_vm_ops with detect() and
  * plan() (as pciutils' struct pci_methods).  Back ends only add changes to a
- * plan (core/change.h); they never write and never run anything but the
+ * plan (core/plan.h); they never write and never run anything but the
  * read-only `virsh dumpxml` of an existing domain and `virsh --version` on
  * a live host.
  *
@@ -27,8 +27,7 @@
  *    templates/proxmox-<os>.conf, next free VMID) or existing (main section
  *    only; snapshots and [PENDING] untouched), one hostpciN per slot.
  *
- * Templates are the program's own data, not the host's: they are read with
- * plain stdio from vw_template_dir(), never through the sysroot.
+ * The templates are read and filled in by core/template.h.
  */
 #ifndef VW_VMPLAN_H
 #define VW_VMPLAN_H
@@ -49,33 +48,6 @@
 #define VW_VM_DEFAULT_DISK_GIB 64
 /* Proxmox allows hostpci0 .. hostpci15. */
 #define VW_PVE_MAX_HOSTPCI 16
-
-/* ---- templates ----------------------------------------------------------- */
-
-/* Directory holding the templates: $VFIOWIZ_TEMPLATES, else the templates/
- * of the source tree the program was built from when it runs from its build
- * tree, else $(pkgdatadir)/templates (core/datadir.h); the first that holds
- * libvirt-windows.xml wins.  NULL when none does.  Caller frees. */
-char *vw_template_dir(void);
-
-/* Read template name ("libvirt-windows.xml") from vw_template_dir().
- * *text is NUL-terminated (caller frees); len may be NULL.  Returns 0 or a
- * negative code with err set. */
-int vw_template_load(const char *name, char **text, size_t *len, struct vw_err *err);
-
-/* A variable of vw_template_expand(). */
-struct vw_tvar {
-	const char *name;	/* "ALLOW" for @ALLOW@ */
-	const char *value;	/* inserted verbatim: the caller quotes */
-};
-
-/* Append text to out with every @NAME@ (NAME of [A-Z0-9_], starting with a
- * letter) replaced by its value; any other '@' is copied as is.  A NAME not
- * in vars is an error naming the template (tname), so that a typo in a
- * template never reaches a host.  Returns 0 or -EINVAL. */
-int vw_template_expand(struct vw_buf *out, const char *text, size_t len,
-		       const struct vw_tvar *vars, size_t nvars, const char *tname,
-		       struct vw_err *err);
 
 /* ---- the unit, slot by slot ---------------------------------------------- */
 
@@ -157,10 +129,12 @@ struct vw_vm_ctx {
 
 /* The rest of the program asks a back end what it can do (these fields),
  * never which one it is: a new target is one file with its ops table and a
- * line in vw_vm_backends[]. */
+ * line in VW_VM_TARGETS (core/backends.h). */
 struct vw_vm_ops {
-	const char *name;		/* "libvirt", "proxmox": stable */
+	const char *name;		/* "libvirt", "proxmox": stable, its VW_VM_TARGETS word */
 	const char *label;		/* N_(), for people: "libvirt (virt-manager, virsh)" */
+	const char *product;		/* the software's own name in messages, never
+					   translated: "libvirt", "Proxmox VE" */
 	enum vw_vm_target target;
 	/* The VM's emulated display can be a VNC server on the host's loopback,
 	 * reached through an SSH tunnel (libvirt); false: the target has its
@@ -179,6 +153,15 @@ struct vw_vm_ops {
 	/* vfiowiz can hand it NVIDIA vGPU VFs of the vendor-specific model
 	 * (a PCI hostdev the host does not rebind: managed='no'). */
 	bool vendor_vgpu;
+	/* vfiowiz plans Looking Glass for its VMs (vm.looking_glass: the
+	 * ivshmem or kvmfr shared memory the guest's frames go through). */
+	bool looking_glass;
+	/* Its VMs start and stop through libvirt's QEMU hook, where
+	 * gpu_mode = dynamic hands the GPU over (core/hooks.h). */
+	bool qemu_hooks;
+	/* Devices may be named by a cluster resource mapping (vm.mapping:
+	 * Proxmox VE's /etc/pve/mapping/pci.cfg). */
+	bool pci_mapping;
 	/* Installation ISOs may be storage volumes ("local:iso/X.iso", which
 	 * the plan checks) as well as paths on this host (Proxmox). */
 	bool iso_volumes;
@@ -205,13 +188,15 @@ void vw_mdev_uuid(const struct vw_choices *c, size_t k, char out[37]);
 int vw_mdev_plan(struct vw_plan *p, const struct vw_sysroot *sr, const struct vw_facts *f,
 		 const struct vw_choices *c, struct vw_vm_info *info, struct vw_err *err);
 
-extern const struct vw_vm_ops vw_vm_libvirt_ops;
-extern const struct vw_vm_ops vw_vm_proxmox_ops;
+#define VW_VM_OPS_EXTERN_(e, sym, name, value) extern const struct vw_vm_ops vw_vm_##sym##_ops;
+VW_VM_TARGETS(VW_VM_OPS_EXTERN_)
+#undef VW_VM_OPS_EXTERN_
 /* Every back end, in detection order (Proxmox before libvirt: a Proxmox
  * host may have libvirt's client tools); NULL-ended. */
 extern const struct vw_vm_ops *const vw_vm_backends[];
 
-/* The back end of a target (never NULL for a valid target). */
+/* The back end of a target; the default target's (value 0) for a value
+ * that is none.  Never NULL. */
 const struct vw_vm_ops *vw_vm_ops_get(enum vw_vm_target t);
 /* The first back end whose detect() says yes (Proxmox before libvirt: a
  * Proxmox host may have libvirt's client tools), or NULL. */
@@ -231,6 +216,15 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 /* libvirt domain names we accept: [A-Za-z0-9._+-], not starting with '.',
  * at most 64 bytes (the name becomes a file name of ours). */
 bool vw_vm_name_ok(const char *name);
+
+/* libvirt refuses VNC passwords longer than this at define time. */
+#define VW_VNC_PASSWORD_MAX 8
+
+/* Check the password of the VM's VNC display (it goes into the libvirt
+ * domain's XML): 1 to VW_VNC_PASSWORD_MAX bytes of UTF-8 text without
+ * control characters, not only blanks.  The message gives the reason (never
+ * the password).  Returns 0 or -EINVAL. */
+int vw_vm_vnc_password_check(const char *password, struct vw_err *err);
 
 /* Check an ISO of the answers (install_iso, virtio_iso) for libvirt: an
  * absolute path that exists under sr.  Returns 0 or a negative code with

@@ -20,32 +20,7 @@
 #include "vmplan.h"
 #include "hostplan.h"
 
-struct host {
-	char *root;
-	struct vw_sysroot *sr;
-	struct vw_facts f;
-};
-
-static bool host_open(struct host *h, const char *name)
-{
-	struct vw_err err = { 0 };
-
-	h->root = tu_host(name);
-	if (!h->root)
-		return false;
-	assert_int_equal(vw_sysroot_open(&h->sr, h->root, &err), 0);
-	assert_int_equal(vw_facts_probe(&h->f, h->sr, &err), 0);
-	return true;
-}
-
-static void host_close(struct host *h)
-{
-	vw_facts_done(&h->f);
-	vw_sysroot_free(h->sr);
-	free(h->root);
-}
-
-static const struct vw_pci_dev *dev(const struct host *h, const char *addr)
+static const struct vw_pci_dev *dev(const struct tu_fixture *h, const char *addr)
 {
 	int i = vw_facts_find_dev(&h->f, addr);
 
@@ -55,11 +30,11 @@ static const struct vw_pci_dev *dev(const struct host *h, const char *addr)
 
 static void test_facts(void **state)
 {
-	struct host h;
+	struct tu_fixture h;
 	const struct vw_pci_dev *pf, *vf;
 
 	(void)state;
-	if (!host_open(&h, "z790-igpu-sriov"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov"))
 		skip();
 	pf = dev(&h, "0000:00:02.0");
 	assert_int_equal(pf->sriov_total, 7);
@@ -87,34 +62,34 @@ static void test_facts(void **state)
 	for (size_t g = 0; g < h.f.ngroups; g++)
 		if (h.f.groups[g].ndevs == 1 && h.f.devs[h.f.groups[g].devs[0]].vf)
 			assert_int_equal(h.f.groups[g].verdict, VW_GROUP_ISOLATED);
-	host_close(&h);
+	tu_fixture_close(&h);
 
-	if (!host_open(&h, "z790-igpu-sriov-novfs"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov-novfs"))
 		skip();
 	pf = dev(&h, "0000:00:02.0");
 	assert_int_equal(pf->sriov_total, 7);
 	assert_int_equal(pf->sriov_num, 0);
 	assert_int_equal(pf->nvfs, 0);
-	host_close(&h);
+	tu_fixture_close(&h);
 
 	/* A host without SR-IOV: nothing set, nothing allocated. */
-	if (!host_open(&h, "amd-desktop"))
+	if (!tu_fixture_open(&h, "amd-desktop"))
 		skip();
 	for (size_t i = 0; i < h.f.ndevs; i++) {
 		assert_false(h.f.devs[i].vf);
 		assert_int_equal(h.f.devs[i].sriov_total, 0);
 		assert_null(h.f.devs[i].vgpu_types);
 	}
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 static void test_report(void **state)
 {
 	struct vw_buf b = VW_BUF_INIT;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "z790-igpu-sriov"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov"))
 		skip();
 	vw_report_groups_text(&b, &h.f, false);
 	assert_non_null(strstr(b.data, "GPU, boot display, SR-IOV: 7 of 7 virtual functions enabled"));
@@ -124,10 +99,10 @@ static void test_report(void **state)
 	assert_non_null(strstr(b.data, "\"physfn\": \"0000:00:02.0\""));
 	assert_non_null(strstr(b.data, "total_vfs"));
 	vw_buf_done(&b);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
-static int plan_for(struct host *h, const char *answers, struct vw_plan *plan, struct vw_plan_info *pi,
+static int plan_for(struct tu_fixture *h, const char *answers, struct vw_plan *plan, struct vw_plan_info *pi,
 		    struct vw_err *err)
 {
 	struct vw_choices c;
@@ -164,7 +139,7 @@ static const struct vw_change *change_of(const struct vw_plan *p, const char *pa
 }
 
 /* The answers must be refused, with a message that says why. */
-static void expect_refused(struct host *h, const char *answers, const char *why)
+static void expect_refused(struct tu_fixture *h, const char *answers, const char *why)
 {
 	struct vw_plan plan;
 	struct vw_plan_info pi;
@@ -183,10 +158,10 @@ static void test_plan_vf(void **state)
 	struct vw_plan_info pi;
 	struct vw_err err = { 0 };
 	const struct vw_change *ch;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "z790-igpu-sriov"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov"))
 		skip();
 	assert_int_equal(plan_for(&h, "devices = {\"0000:00:02.1\", \"0000:00:02.3\"}\n"
 				      "vm {\n name = \"w\"\n}\n", &plan, &pi, &err), 0);
@@ -228,7 +203,7 @@ static void test_plan_vf(void **state)
 
 	/* The PF, with its seven VFs on i915: refused, whatever the opt-ins. */
 	expect_refused(&h, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n", "7 virtual functions in use");
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* After vfiowiz-sriov ran: two of the seven VFs on vfio-pci, the other five
@@ -283,10 +258,10 @@ static void test_mdev(void **state)
 	const struct vw_change *ch, *ch2;
 	char uuid[37], path[128];
 	struct vw_buf b = VW_BUF_INIT;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "a100-vgpu"))
+	if (!tu_fixture_open(&h, "a100-vgpu"))
 		skip();
 	assert_int_equal(dev(&h, "0000:41:00.4")->nmdev_types, 7);
 	assert_string_equal(dev(&h, "0000:41:00.4")->mdev_types[2].id, "nvidia-701");
@@ -343,7 +318,7 @@ static void test_mdev(void **state)
 	}
 	assert_non_null(strstr(err.msg, "expected PARENT=TYPE"));
 	vw_choices_done(&c);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* sriov_numvfs: the VFs made at every boot before any is chosen. */
@@ -353,10 +328,10 @@ static void test_numvfs(void **state)
 	struct vw_plan_info pi;
 	struct vw_err err = { 0 };
 	const struct vw_change *ch;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "z790-igpu-sriov-novfs"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov-novfs"))
 		skip();
 	assert_int_equal(plan_for(&h, "sriov_numvfs = {\"0000:00:02.0=4\"}\n", &plan, &pi, &err), 0);
 	ch = change_of(&plan, VW_SRIOV_SCRIPT);
@@ -378,7 +353,7 @@ static void test_numvfs(void **state)
 
 	expect_refused(&h, "sriov_numvfs = {\"0000:00:02.0=8\"}\n", "at most 7 virtual functions, not 8");
 	expect_refused(&h, "sriov_numvfs = {\"0000:01:00.0=2\"}\n", "cannot make SR-IOV virtual functions");
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* vgpu: NVIDIA's vendor-specific model, a VF with a type written at boot. */
@@ -391,10 +366,10 @@ static void test_vendor_vgpu(void **state)
 	struct vw_err err = { 0 };
 	const struct vw_change *ch;
 	const struct vw_pci_dev *vf;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "l40-vgpu"))
+	if (!tu_fixture_open(&h, "l40-vgpu"))
 		skip();
 	vf = dev(&h, "0000:41:00.4");
 	assert_non_null(vf->vgpu_types);
@@ -424,7 +399,7 @@ static void test_vendor_vgpu(void **state)
 	expect_refused(&h, "vgpu = {\"0000:41:00.4=1234\"}\n", "cannot take vGPU type 1234");
 	expect_refused(&h, "vgpu = {\"0000:41:00.4=1004\", \"0000:41:00.4=1002\"}\n", "given twice");
 	expect_refused(&h, "vgpu = {\"0000:41:00.4=1004\"}\nvm {\n target = proxmox\n vmid = 100\n}\n", "libvirt only");
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* MIG: the recorded nvidia-smi outputs of a100-mig, and garbage. */
@@ -434,10 +409,10 @@ static void test_mig(void **state)
 				      "| -1 MIG x 1 1/1 1 |\n|   0  MIG 1g.10gb\n\x01\xff";
 	struct vw_findings fs = { 0 };
 	struct vw_mig m;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "a100-mig"))
+	if (!tu_fixture_open(&h, "a100-mig"))
 		skip();
 	vw_mig_probe(&m, h.sr, &h.f);
 	assert_true(m.known);
@@ -458,7 +433,7 @@ static void test_mig(void **state)
 	assert_null(vw_findings_get(&fs, "gpu-mig-pending"));
 	vw_findings_done(&fs);
 	vw_mig_done(&m);
-	host_close(&h);
+	tu_fixture_close(&h);
 
 	/* Nothing from garbage: an impossible free/total or GPU is no profile. */
 	memset(&m, 0, sizeof(m));
@@ -468,13 +443,13 @@ static void test_mig(void **state)
 	vw_mig_done(&m);
 
 	/* A host without an NVIDIA GPU on nvidia runs nothing. */
-	if (!host_open(&h, "z790-igpu-sriov"))
+	if (!tu_fixture_open(&h, "z790-igpu-sriov"))
 		skip();
 	vw_mig_probe(&m, h.sr, &h.f);
 	assert_false(m.known);
 	assert_int_equal(m.nnotes, 0);
 	vw_mig_done(&m);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* The mig key planned: a unit that makes the missing GPU instances at

@@ -12,33 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct host {
-	char *root;
-	struct vw_sysroot *sr;
-	struct vw_facts f;
-};
-
-/* Open a built fixture host, or skip the test when fixtures are absent. */
-static bool host_open(struct host *h, const char *name)
-{
-	struct vw_err err = { 0 };
-
-	memset(h, 0, sizeof(*h));
-	h->root = tu_host(name);
-	if (!h->root)
-		return false;
-	assert_int_equal(vw_sysroot_open(&h->sr, h->root, &err), 0);
-	assert_int_equal(vw_facts_probe(&h->f, h->sr, &err), 0);
-	return true;
-}
-
-static void host_close(struct host *h)
-{
-	vw_facts_done(&h->f);
-	vw_sysroot_free(h->sr);
-	free(h->root);
-}
-
 static const struct vw_unit_member *member(const struct vw_unit *u, const struct vw_facts *f,
 					   const char *addr)
 {
@@ -68,14 +41,14 @@ static char *joined(const struct vw_unit *u, const struct vw_facts *f)
 static void test_turing_4fn(void **state)
 {
 	const char *sel[] = { "0000:01:00.0" };
-	struct host h;
+	struct tu_fixture h;
 	struct vw_unit u;
 	struct vw_err err = { 0 };
 	struct vw_buf why = VW_BUF_INIT;
 	char *s;
 
 	(void)state;
-	if (!host_open(&h, "turing-4fn"))
+	if (!tu_fixture_open(&h, "turing-4fn"))
 		skip();
 	assert_int_equal(vw_unit_expand(&h.f, NULL, sel, 1, NULL, &u, &err), 0);
 	s = joined(&u, &h.f);
@@ -115,10 +88,10 @@ static void test_turing_4fn(void **state)
 	vw_unit_done(&u);
 	assert_int_equal(vw_unit_expand(&h.f, NULL, sel, 0, NULL, &u, &err), -EINVAL);
 	vw_unit_done(&u);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
-static void nvswitch_setup(struct host *h, struct vw_nvlink *nl)
+static void nvswitch_setup(struct tu_fixture *h, struct vw_nvlink *nl)
 {
 	struct vw_err err = { 0 };
 
@@ -129,7 +102,7 @@ static void nvswitch_setup(struct host *h, struct vw_nvlink *nl)
 static void test_nvswitch_whole(void **state)
 {
 	const char *sel[] = { "0000:18:00.0" };
-	struct host h;
+	struct tu_fixture h;
 	struct vw_nvlink nl;
 	struct vw_unit u;
 	struct vw_err err = { 0 };
@@ -137,7 +110,7 @@ static void test_nvswitch_whole(void **state)
 	char *s;
 
 	(void)state;
-	if (!host_open(&h, "nvswitch-8gpu"))
+	if (!tu_fixture_open(&h, "nvswitch-8gpu"))
 		skip();
 	nvswitch_setup(&h, &nl);
 	assert_int_equal(vw_unit_expand(&h.f, &nl, sel, 1, NULL, &u, &err), 0);
@@ -164,7 +137,7 @@ static void test_nvswitch_whole(void **state)
 	assert_true(u.ids_ambiguous == false);
 	vw_unit_done(&u);
 	vw_nvlink_done(&nl);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 static void test_nvswitch_split(void **state)
@@ -172,14 +145,14 @@ static void test_nvswitch_split(void **state)
 	const char *sel[] = { "0000:18:00.0" };
 	const char *keep[] = { "0000:ab:00.0", NULL };
 	struct vw_unit_opts opts = { .keep_out = keep };
-	struct host h;
+	struct tu_fixture h;
 	struct vw_nvlink nl;
 	struct vw_unit u;
 	struct vw_err err = { 0 };
 	const struct vw_finding *x;
 
 	(void)state;
-	if (!host_open(&h, "nvswitch-8gpu"))
+	if (!tu_fixture_open(&h, "nvswitch-8gpu"))
 		skip();
 	nvswitch_setup(&h, &nl);
 
@@ -229,20 +202,20 @@ static void test_nvswitch_split(void **state)
 		free(state_str);
 	}
 	vw_nvlink_done(&nl);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 static void test_identical_shared(void **state)
 {
 	const char *sel[] = { "0000:03:00.0" };
-	struct host h;
+	struct tu_fixture h;
 	struct vw_unit u;
 	struct vw_err err = { 0 };
 	const struct vw_unit_member *m;
 	char *s;
 
 	(void)state;
-	if (!host_open(&h, "identical-gpus-shared"))
+	if (!tu_fixture_open(&h, "identical-gpus-shared"))
 		skip();
 	assert_int_equal(vw_unit_expand(&h.f, NULL, sel, 1, NULL, &u, &err), 0);
 	s = joined(&u, &h.f);
@@ -259,19 +232,19 @@ static void test_identical_shared(void **state)
 	assert_int_equal(u.nforced, 2);
 	assert_true(vw_unit_ok(&u));
 	vw_unit_done(&u);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 static void test_rootport_excluded(void **state)
 {
 	const char *sel[] = { "0000:01:00.0" };
-	struct host h;
+	struct tu_fixture h;
 	struct vw_unit u;
 	struct vw_err err = { 0 };
 	char *s;
 
 	(void)state;
-	if (!host_open(&h, "intel-desktop-rootport"))
+	if (!tu_fixture_open(&h, "intel-desktop-rootport"))
 		skip();
 	assert_int_equal(vw_unit_expand(&h.f, NULL, sel, 1, NULL, &u, &err), 0);
 	s = joined(&u, &h.f);
@@ -282,7 +255,7 @@ static void test_rootport_excluded(void **state)
 	assert_null(member(&u, &h.f, "0000:00:01.0"));
 	assert_int_equal(u.issues.n, 1);	/* nvlink-unknown only */
 	vw_unit_done(&u);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* Host-critical devices dragged in by a group, on hand-made facts. */

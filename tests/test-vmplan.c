@@ -8,6 +8,7 @@
 #include "plan.h"
 #include "exec.h"
 #include "vmplan.h"
+#include "template.h"
 #include "vmfake.h"
 #include "bars.h"
 #include "findings.h"
@@ -184,6 +185,41 @@ static void test_names(void **state)
 	assert_false(vw_vm_name_ok(".hidden"));
 	assert_false(vw_vm_name_ok("sp ace"));
 	assert_false(vw_vm_name_ok("a'b"));
+}
+
+/* Each back end is found by its target and by the word of vm.target that
+ * is its name, and the answers write that word back: a target is known
+ * from its line in VW_VM_TARGETS alone. */
+static void test_targets_by_name(void **state)
+{
+	size_t n = 0;
+
+	(void)state;
+	for (size_t i = 0; vw_vm_backends[i]; i++, n++) {
+		const struct vw_vm_ops *b = vw_vm_backends[i];
+		char *text = vw_xasprintf("vm {\n  target = %s\n  name = \"x\"\n}\n", b->name);
+		char *line = vw_xasprintf("\n  target = %s\n", b->name);
+		struct vw_buf out = VW_BUF_INIT;
+		struct vw_choices c;
+		struct vw_err err = { 0 };
+
+		memset(&c, 0, sizeof(c));
+		assert_int_equal(vw_answers_parse(&c, text, strlen(text), "t.conf", &err), 0);
+		assert_int_equal(c.vm.target, b->target);
+		assert_ptr_equal(vw_vm_ops_get(b->target), b);
+		vw_answers_format(&out, &c);
+		assert_non_null(strstr(out.data, line));
+		assert_non_null(b->label);
+		assert_non_null(b->product);
+		vw_buf_done(&out);
+		vw_choices_done(&c);
+		free(line);
+		free(text);
+	}
+	assert_int_equal(n, VW_VM_TARGET_COUNT);
+	/* Not a target: the answers' default, whose value is 0. */
+	assert_int_equal(vw_vm_ops_get((enum vw_vm_target)VW_VM_TARGET_COUNT)->target, 0);
+	assert_string_equal(vw_vm_ops_get((enum vw_vm_target)0)->name, "libvirt");
 }
 
 /* ---- libvirt --------------------------------------------------------------- */
@@ -1438,6 +1474,7 @@ int main(void)
 		cmocka_unit_test(test_slots),
 		cmocka_unit_test(test_code43_rule),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_targets_by_name),
 		cmocka_unit_test(test_libvirt_new_windows),
 		cmocka_unit_test(test_libvirt_new_linux_novnc),
 		cmocka_unit_test(test_libvirt_new_nvswitch),

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
-/* testutil.c - scratch sysroots for the unit tests. */
+/* testutil.c - scratch sysroots and fixture hosts for the unit tests. */
 #define _GNU_SOURCE
 #include "testutil.h"
 #include "vw.h"
@@ -93,4 +93,24 @@ char *tu_host(const char *name)
 		return NULL;
 	}
 	return p;
+}
+
+bool tu_fixture_open(struct tu_fixture *h, const char *name)
+{
+	struct vw_err err = { 0 };
+
+	memset(h, 0, sizeof(*h));
+	h->root = tu_host(name);
+	if (!h->root)
+		return false;
+	assert_int_equal(vw_sysroot_open(&h->sr, h->root, &err), 0);
+	assert_int_equal(vw_facts_probe(&h->f, h->sr, &err), 0);
+	return true;
+}
+
+void tu_fixture_close(struct tu_fixture *h)
+{
+	vw_facts_done(&h->f);
+	vw_sysroot_free(h->sr);
+	free(h->root);
 }
