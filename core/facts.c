@@ -539,6 +539,19 @@ int vw_facts_probe(struct vw_facts *f, const struct vw_sysroot *sr, struct vw_er
 	return vw_facts_probe_opts(f, sr, NULL, err);
 }
 
+/* The host's memory from the first line of /proc/meminfo
+ * ("MemTotal:  65799872 kB"), 0 when it cannot be read. */
+static long probe_ram_mib(const struct vw_sysroot *sr)
+{
+	char *line = vw_sysroot_read_line(sr, "proc/meminfo");
+	long kb = 0;
+
+	if (line && (sscanf(line, "MemTotal: %ld kB", &kb) != 1 || kb < 0))
+		kb = 0;
+	free(line);
+	return kb / 1024;
+}
+
 int vw_facts_probe_opts(struct vw_facts *f, const struct vw_sysroot *sr,
 			const struct vw_facts_opts *o, struct vw_err *err)
 {
@@ -552,6 +565,7 @@ int vw_facts_probe_opts(struct vw_facts *f, const struct vw_sysroot *sr,
 	vw_probe_kernel(f, sr);
 	vw_probe_iommu(f, sr);
 	vw_probe_distro(f, sr);
+	f->ram_mib = probe_ram_mib(sr);
 	r = vw_probe_pci(f, sr, err);
 	if (r < 0)
 		return r;

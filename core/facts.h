@@ -242,6 +242,7 @@ struct vw_facts {
 	char **notes;		/* host-level problems met while probing */
 	size_t nnotes;
 	bool over_ssh;		/* the session runs over SSH (see vw_facts_opts) */
+	long ram_mib;		/* MemTotal of /proc/meminfo in MiB, 0 unknown */
 };
 
 /* Options of the probe. */

@@ -49,6 +49,7 @@ static const struct {
 } files[] = {
 	{ "proc/cpuinfo", VW_AREA_PROC, false },
 	{ "proc/cmdline", VW_AREA_PROC, true },
+	{ "proc/meminfo", VW_AREA_PROC, false },
 	{ "proc/version", VW_AREA_PROC, true },
 	{ "proc/modules", VW_AREA_PROC, false },
 	{ "proc/interrupts", VW_AREA_PROC, false },

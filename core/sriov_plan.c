@@ -276,6 +276,8 @@ int vw_sriov_plan(struct vw_host *h, struct vw_err *err)
 		vw_host_note(h, _("The chosen virtual functions exist only once their PF's driver made them: a unit of vfiowiz (vfiowiz-sriov.service) binds them to vfio-pci at every boot; their PF stays with the host."));
 	else if (r >= 0 && !c->nvgpus)
 		vw_host_note(h, _("The virtual functions are made at every boot from now on; after the next boot, run vfiowiz again to give some of them to a VM."));
+	if (r >= 0 && (h->hp->nvfs || c->nsriov))
+		vw_host_note(h, _("'vfiowiz undo' removes the unit: the virtual functions made until then stay, with their drivers, until the next boot."));
 	vw_buf_done(&s);
 	vw_buf_done(&u);
 	return r < 0 ? r : 0;

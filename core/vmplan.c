@@ -161,6 +161,28 @@ int vw_vm_vnc_password_check(const char *password, struct vw_err *err)
 	return 0;
 }
 
+long vw_vm_memory_max(const struct vw_facts *f)
+{
+	long keep;
+
+	if (!f || f->ram_mib <= 0)
+		return 0;
+	keep = f->ram_mib / 8;
+	keep = keep < 2048 ? 2048 : keep > 8192 ? 8192 : keep;
+	return f->ram_mib > keep ? f->ram_mib - keep : 0;
+}
+
+int vw_vm_memory_check(const struct vw_facts *f, long mib, struct vw_err *err)
+{
+	long max = vw_vm_memory_max(f);
+
+	if (!f || f->ram_mib <= 0 || mib <= max)
+		return 0;
+	return vw_err_set(err, -EINVAL,
+			  _("the VM would have %ld MiB of this host's %ld MiB: a VM with a passed-through device keeps all its memory pinned, and the host needs the rest to live; give the VM at most %ld MiB"),
+			  mib, f->ram_mib, max);
+}
+
 int vw_vm_check_whole_disk(const struct vw_sysroot *sr, const char *path, struct vw_err *err)
 {
 	struct vw_storage st;
@@ -441,6 +463,8 @@ int vw_vmplan_build(struct vw_plan *p, const struct vw_sysroot *sr, const struct
 	info->guest_os = vm->guest_os;
 	if ((!u || u->n == 0) && !c->nmdevs && !c->nvgpus)
 		return vw_err_set(err, -EINVAL, _("the VM needs at least one device: choose a GPU first"));
+	if (vw_vm_memory_check(f, vm->memory_mib, err) < 0)
+		return -EINVAL;
 	if (c->nvgpus && !ops->vendor_vgpu)
 		return vw_err_set(err, -ENOTSUP,
 				  _("vfiowiz writes NVIDIA's vendor-specific vGPU types (the vgpu key) for libvirt only: on %s, choose the vGPU type in its own device dialog"),

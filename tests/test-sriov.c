@@ -213,7 +213,7 @@ static void test_plan_vf(void **state)
  * real-kernel test's NVMe PF (tests/vm). */
 static void test_pf_vfs_on_vfio(void **state)
 {
-	struct host h;
+	struct tu_fixture h;
 	char *copy, *cmd;
 	struct vw_err err = { 0 };
 
@@ -244,7 +244,7 @@ static void test_pf_vfs_on_vfio(void **state)
 	assert_string_equal(dev(&h, "0000:00:02.2")->driver, "");
 	expect_refused(&h, "devices = {\"0000:00:02.0\"}\nallow_host_display = true\n", "2 virtual functions in use");
 	tu_rmtree(copy);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 static void test_mdev(void **state)
@@ -464,10 +464,10 @@ static void test_mig_plan(void **state)
 	const struct vw_change *ch;
 	struct vw_mig m;
 	bool unused_note = false, unit_note = false, off_note = false;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "a100-mig"))
+	if (!tu_fixture_open(&h, "a100-mig"))
 		skip();
 	/* The instance made already, from -lgi. */
 	vw_mig_probe(&m, h.sr, &h.f);
@@ -539,13 +539,13 @@ static void test_mig_plan(void **state)
 	expect_refused(&h, "mig = {\"42:00.0=1g.10gb\"}\n", "0000:42:00.0 is not an NVIDIA GPU");
 	expect_refused(&h, "mig = {\"43:00.0=1g.10gb\"}\n", "no PCI device 0000:43:00.0");
 	expect_refused(&h, "\nmig = {\"41:00.0=5g.50gb\"}\n", "a.conf:2: 0000:41:00.0 has no MIG profile");
-	host_close(&h);
+	tu_fixture_close(&h);
 
 	/* nvidia-smi not recorded: no way to tell. */
-	if (!host_open(&h, "a100-vgpu"))
+	if (!tu_fixture_open(&h, "a100-vgpu"))
 		skip();
 	expect_refused(&h, "mig = {\"41:00.0=1g.10gb\"}\n", "cannot tell whether 0000:41:00.0 can make MIG instances");
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* AMD MxGPU: the MI210's VF made by GIM is a GPU of its own (own slot,
@@ -558,10 +558,10 @@ static void test_mxgpu(void **state)
 	const struct vw_pci_dev *pf, *vf;
 	const struct vw_change *ch;
 	bool gim = false;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "mi210-gim"))
+	if (!tu_fixture_open(&h, "mi210-gim"))
 		skip();
 	pf = dev(&h, "0000:41:00.0");
 	vf = dev(&h, "0000:41:02.0");
@@ -590,7 +590,7 @@ static void test_mxgpu(void **state)
 		assert_null(strstr(plan.v[i].new_data, "max_vfs"));
 	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
-	host_close(&h);
+	tu_fixture_close(&h);
 }
 
 /* vm { mapping = NAME } on Proxmox: mdev parents as mapping entries with
@@ -608,10 +608,10 @@ static void test_pve_mapping(void **state)
 	const struct vw_change *ch;
 	struct vw_choices c;
 	struct vw_buf b = VW_BUF_INIT;
-	struct host h;
+	struct tu_fixture h;
 
 	(void)state;
-	if (!host_open(&h, "a100-vgpu"))
+	if (!tu_fixture_open(&h, "a100-vgpu"))
 		skip();
 	assert_int_equal(plan_for(&h, answers, &plan, &pi, &err), 0);
 	ch = change_of(&plan, "etc/pve/mapping/pci.cfg");
@@ -627,14 +627,14 @@ static void test_pve_mapping(void **state)
 	assert_null(strstr(ch->new_data, "hostpci0: 0000"));
 	vw_pipeline_info_done(&pi);
 	vw_plan_done(&plan);
-	host_close(&h);
+	tu_fixture_close(&h);
 
 	/* libvirt has no mapping; bad IDs are refused with the key. */
-	if (!host_open(&h, "a100-vgpu"))
+	if (!tu_fixture_open(&h, "a100-vgpu"))
 		skip();
 	expect_refused(&h, "mdev = {\"0000:41:00.4=nvidia-701\"}\nvm {\n name = \"ai\"\n mapping = \"vgpu\"\n}\n",
 		       "a.conf:4: 'vm|mapping' names a Proxmox VE cluster resource mapping: libvirt has none");
-	host_close(&h);
+	tu_fixture_close(&h);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		vw_choices_init(&c);
 		assert_int_not_equal(vw_answers_parse(&c, bad[i], strlen(bad[i]), "t.conf", &err), 0);

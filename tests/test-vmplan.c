@@ -1466,6 +1466,36 @@ static void test_fixture_bars(void **state)
 	free(dir2);
 }
 
+/* A VM's memory is pinned: the host keeps an eighth of its memory, 2 to
+ * 8 GiB; the fixture with a /proc/meminfo (32,034 MiB) reads it, and a
+ * snapshot of it would carry it. */
+static void test_memory_max(void **state)
+{
+	struct vw_facts f = { 0 };
+	struct vw_err err = { 0 };
+	struct tu_fixture h;
+
+	(void)state;
+	assert_int_equal(vw_vm_memory_max(&f), 0);	/* unknown: no limit */
+	assert_int_equal(vw_vm_memory_check(&f, 1L << 30, &err), 0);
+	f.ram_mib = 8192;
+	assert_int_equal(vw_vm_memory_max(&f), 6144);
+	f.ram_mib = 1024;
+	assert_int_equal(vw_vm_memory_max(&f), 0);
+	assert_int_equal(vw_vm_memory_check(&f, 256, &err), -EINVAL);
+	f.ram_mib = 1048576;
+	assert_int_equal(vw_vm_memory_max(&f), 1048576 - 8192);
+	if (!tu_fixture_open(&h, "amd-desktop"))
+		skip();
+	assert_int_equal(h.f.ram_mib, 32034);
+	assert_int_equal(vw_vm_memory_max(&h.f), 32034 - 4004);
+	assert_int_equal(vw_vm_memory_check(&h.f, 28030, &err), 0);
+	assert_int_equal(vw_vm_memory_check(&h.f, 28031, &err), -EINVAL);
+	assert_non_null(strstr(err.msg, "at most 28030 MiB"));
+	assert_int_equal(vw_vm_memory_check(&h.f, 32034, &err), -EINVAL);
+	tu_fixture_close(&h);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -1497,6 +1527,7 @@ int main(void)
 		cmocka_unit_test(test_pve_too_many),
 		cmocka_unit_test(test_fixture_hosts),
 		cmocka_unit_test(test_fixture_bars),
+		cmocka_unit_test(test_memory_max),
 	};
 
 	/* The templates of this source tree, not an installed copy. */

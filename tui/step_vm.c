@@ -23,22 +23,9 @@ struct vm {
 	bool st_ok;
 	char **disks;		/* usable whole disks ("/dev/disk/by-id/..." or /dev/sdX) */
 	size_t ndisks;
-	long ram_mib;		/* the host's memory (/proc/meminfo), 0 unknown */
+	long ram_mib;		/* the host's memory (facts), 0 unknown */
 	unsigned has_target;	/* bit per enum vw_vm_target: installed here */
 };
-
-/* The host's memory in MiB from the first line of /proc/meminfo
- * ("MemTotal:  65799872 kB"), 0 when it cannot be read. */
-static long host_ram_mib(const struct vw_sysroot *sr)
-{
-	char *line = vw_sysroot_read_line(sr, "proc/meminfo");
-	long kb = 0;
-
-	if (line && sscanf(line, "MemTotal: %ld kB", &kb) != 1)
-		kb = 0;
-	free(line);
-	return kb / 1024;
-}
 
 /* The back end of target t, NULL when there is none: the targets are
  * offered in the order of enum vw_vm_target. */
@@ -203,8 +190,12 @@ static void fill_details(struct vm *p, const struct vw_ctx *ctx)
 	case T_CPUS:
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Leave enough to the host: a few GiB of memory and a core or two."));
-		if (p->ram_mib)
+		if (p->ram_mib) {
 			vw_text_addf(t, VW_C_NORMAL, 0, _("This host has %ld MiB of memory."), p->ram_mib);
+			/* TRANSLATORS: the VM's memory is pinned while a device is passed through */
+			vw_text_addf(t, VW_C_NORMAL, 0, _("A VM with a passed-through device keeps all its memory: give it at most %ld MiB."),
+				     vw_vm_memory_max(ctx->facts));
+		}
 		break;
 	case T_WIN:
 	case T_LINUX:
@@ -247,7 +238,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	(void)err;
 	vw_ld_init(&p->ld);
 	p->st_ok = vw_storage_list(ctx->sr, &p->st, NULL) == 0;
-	p->ram_mib = host_ram_mib(ctx->sr);
+	p->ram_mib = ctx->facts->ram_mib;
 	for (size_t i = 0; vw_vm_backends[i]; i++)
 		if (vw_vm_backends[i]->detect(ctx->sr, ctx->facts))
 			p->has_target |= 1u << vw_vm_backends[i]->target;
@@ -422,10 +413,9 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 		long v = strtol(s, NULL, 10);
 
 		free(s);
-		if (v > p->ram_mib) {
+		if (vw_vm_memory_check(ctx->facts, v, err) < 0) {
 			vw_list_select(&p->ld.list, T_MEM);
-			return vw_leave_error(err, _("This host has %ld MiB of memory: give the VM less, and "
-					      "leave a few GiB to the host."), p->ram_mib);
+			return VW_LEAVE_ERROR;
 		}
 	}
 	if (field_num(p, T_MEM, 256, MEM_MAX, &c->vm.memory_mib, err) < 0 ||
