@@ -589,6 +589,7 @@ void vw_facts_done(struct vw_facts *f)
 	struct vw_cpu *c = &f->cpu;
 
 	free(f->root);
+	free(f->ssh_connection);
 	free(c->vendor_id), free(c->model), free(c->hypervisor_name);
 	free(c->dmi_vendor), free(c->dmi_product);
 	free(f->container.kind), free(f->container.evidence);

@@ -242,6 +242,9 @@ struct vw_facts {
 	char **notes;		/* host-level problems met while probing */
 	size_t nnotes;
 	bool over_ssh;		/* the session runs over SSH (see vw_facts_opts) */
+	char *ssh_connection;	/* that session, as SSH_CONNECTION says it
+				   ("CLIENT-IP CLIENT-PORT SERVER-IP SERVER-PORT"),
+				   found through sudo too; NULL none */
 	long ram_mib;		/* MemTotal of /proc/meminfo in MiB, 0 unknown */
 };
 

@@ -488,7 +488,10 @@ void vw_probe_host_roles(struct vw_facts *f, const struct vw_sysroot *sr,
 	free(r.net_default);
 	free(r.net_ssh);
 	free(r.input);
-	free(ssh);
+	if (f->over_ssh)
+		f->ssh_connection = ssh;
+	else
+		free(ssh);
 }
 
 const char *vw_host_role_names(unsigned role, char *buf, size_t size)

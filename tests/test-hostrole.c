@@ -104,6 +104,8 @@ static void test_demo(void **state)
 	 * keyboard no longer matters. */
 	assert_true(host("demo", "192.168.1.23 50122 192.168.1.10 22", &f));
 	assert_true(f.over_ssh);
+	/* kept for the access step's connect command (the server's address) */
+	assert_string_equal(f.ssh_connection, "192.168.1.23 50122 192.168.1.10 22");
 	d = dev(&f, "0000:04:00.0");
 	assert_int_equal(d->host_role, VW_HOST_NETWORK);
 	assert_string_equal(d->host_role_why, "the default route and this SSH session (enp4s0)");
@@ -164,6 +166,7 @@ static void test_zfs_recorded_ssh(void **state)
 	/* "" in the options: no session, whatever was recorded. */
 	assert_true(host("proxmox-systemd-boot", "", &f));
 	assert_false(f.over_ssh);
+	assert_null(f.ssh_connection);
 	assert_string_equal(dev(&f, "0000:81:00.0")->host_role_why, "the default route (vmbr0: eno1)");
 	vw_facts_done(&f);
 	unsetenv("SSH_CONNECTION");

@@ -147,7 +147,8 @@ static void default_ssh(struct vw_ctx *ctx)
 {
 	struct vw_access_choices *a = &ctx->ch->access;
 	const char *user = getenv("SUDO_USER");
-	const char *conn = getenv("SSH_CONNECTION");
+	/* The session the facts found: sudo drops SSH_CONNECTION (hostrole.c). */
+	const char *conn = ctx->facts->ssh_connection;
 
 	if (!*a->ssh_user && !ctx->demo) {
 		if (!user || !*user)
