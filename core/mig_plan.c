@@ -9,6 +9,7 @@
  * and it never destroys an instance: those may belong to someone else. */
 #include "hostplan.h"
 #include "mig.h"
+#include "vmplan.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -73,6 +74,19 @@ static const char script_head[] =
 	"\tlog \"$1: making $(($4 - have)) GPU instances of $2\"\n"
 	"\tnvidia-smi mig -i \"$1\" -cgi \"$cgi\" -C ||\n"
 	"\t\tfail \"$1: nvidia-smi could not make the GPU instances of $2\"\n"
+	"}\n"
+	"\n";
+
+/* mdevctl starts a defined mdev when its parent appears (udev), which may
+ * be before this unit made the GPU instance a MIG-backed type needs: the
+ * script starts those still missing once the instances are there. */
+static const char script_mdev[] =
+	"# mdev_up UUID: start the mdevctl-defined device UUID unless it runs.\n"
+	"mdev_up() {\n"
+	"\tcommand -v mdevctl >/dev/null 2>&1 || fail \"mdevctl is not installed: the mediated device $1 cannot be made\"\n"
+	"\t[ -z \"$(mdevctl list --uuid \"$1\" 2>/dev/null)\" ] || return 0\n"
+	"\tlog \"starting the mediated device $1 on its GPU instance\"\n"
+	"\tmdevctl start --uuid \"$1\" || fail \"$1: mdevctl could not start the mediated device\"\n"
 	"}\n"
 	"\n";
 
@@ -227,6 +241,30 @@ int vw_mig_plan(struct vw_host *h, struct vw_err *err)
 		else
 			snprintf(cgi, sizeof(cgi), "%s", w[k].profile);
 		vw_buf_printf(&s, "instances %s %s %s %d\n", w[k].gpu, w[k].profile, cgi, w[k].n);
+	}
+	/* The mdevctl definitions of the plan (vw_mdev_plan) on these GPUs. */
+	if (!vw_vm_ops_get(c->vm.target)->creates_mdevs) {
+		bool head = false;
+
+		for (size_t i = 0; i < c->nmdevs; i++) {
+			char parent[16], uuid[37];
+			const char *type;
+			int d, gpu;
+			size_t k;
+
+			if (!vw_mdev_split(c->mdevs[i], parent, &type) || (d = vw_facts_find_dev(f, parent)) < 0)
+				continue;
+			gpu = f->devs[d].vf ? f->devs[d].physfn : d;
+			for (k = 0; k < nw && vw_facts_find_dev(f, w[k].gpu) != gpu; k++)
+				;
+			if (k == nw)
+				continue;
+			if (!head)
+				vw_buf_adds(&s, script_mdev);
+			head = true;
+			vw_mdev_uuid(c, i, uuid);
+			vw_buf_printf(&s, "mdev_up %s\n", uuid);
+		}
 	}
 
 	/* Ordering against a unit that is not installed is ignored by

@@ -9,7 +9,10 @@
 #     it makes only the missing instances, a second run makes none, it
 #     switches MIG mode on when it is off and stops loudly when the switch
 #     needs a GPU reset, when nvidia-smi fails, and it never destroys an
-#     instance (no -dgi, no -dci).
+#     instance (no -dgi, no -dci);
+#  3. the plan's mdevctl-defined vGPU on a MIG-backed type is started after
+#     the instances are made, unless it runs (udev's autostart came first
+#     and failed while no instance existed), through a stub mdevctl.
 set -u
 : "${top_srcdir:=$(cd "$(dirname "$0")/.." && pwd)}"
 : "${top_builddir:=$top_srcdir}"
@@ -70,6 +73,16 @@ case "\$*" in
 esac
 END
 chmod +x "$tmp/bin/nvidia-smi"
+cat >"$tmp/bin/mdevctl" <<END
+#!/bin/sh
+echo "mdevctl \$*" >>"$tmp/cmds"
+case "\$1" in
+list) cat "$tmp/mdev.running" 2>/dev/null ;;
+start) exit 0 ;;
+*) exit 2 ;;
+esac
+END
+chmod +x "$tmp/bin/mdevctl"
 
 lgi() {	# lgi PROFILE...: the -lgi table with one instance of each
 	[ $# -gt 0 ] || { : >"$tmp/lgi"; return; }
@@ -108,6 +121,10 @@ lgi 3g.40gb
 run
 [ "$rc" -eq 0 ] && [ "$(made)" = "$(printf -- '-cgi 9 -C\n-cgi 19 -C')" ]
 check "makes only the missing instances" $?
+uuid=$(ls "$root/etc/mdevctl.d/0000:41:00.4")
+[ "$(grep -n . "$tmp/cmds" | grep -E -- '-cgi|mdevctl' | sed 's/^[0-9]*://')" = "$(printf -- \
+	'nvidia-smi mig -i 0000:41:00.0 -cgi 9 -C\nnvidia-smi mig -i 0000:41:00.0 -cgi 19 -C\nmdevctl list --uuid %s\nmdevctl start --uuid %s' "$uuid" "$uuid")" ]
+check "the vGPU's mdev is started after its GPU instances" $?
 grep -q -- '-mig' "$tmp/cmds"
 [ $? -ne 0 ]
 check "MIG mode on: not switched again" $?
@@ -115,8 +132,11 @@ check "MIG mode on: not switched again" $?
 # 2. Everything there: nothing made (a second boot).
 lgi 3g.40gb 3g.40gb 1g.10gb
 run
-[ "$rc" -eq 0 ] && [ -z "$(made)" ] && grep -q 'nothing to make' "$tmp/out"
-check "a second run makes nothing" $?
+echo "$uuid 0000:41:00.4 nvidia-700 manual" >"$tmp/mdev.running"
+run
+[ "$rc" -eq 0 ] && [ -z "$(made)" ] && grep -q 'nothing to make' "$tmp/out" &&
+	! grep -q 'mdevctl start' "$tmp/cmds"
+check "a second run makes nothing, starts nothing" $?
 
 # 3. More than asked, made by someone else: left alone.
 lgi 3g.40gb 3g.40gb 1g.10gb 1g.10gb 1g.10gb
