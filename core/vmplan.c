@@ -167,8 +167,10 @@ long vw_vm_memory_max(const struct vw_facts *f)
 
 	if (!f || f->ram_mib <= 0)
 		return 0;
-	keep = f->ram_mib / 8;
-	keep = keep < 2048 ? 2048 : keep > 8192 ? 8192 : keep;
+	/* An eighth, at least 2 GiB; a small host (a test VM) a quarter. */
+	keep = f->ram_mib / 4 < 2048 ? f->ram_mib / 4 : 2048;
+	keep = f->ram_mib / 8 > keep ? f->ram_mib / 8 : keep;
+	keep = keep > 8192 ? 8192 : keep;
 	return f->ram_mib > keep ? f->ram_mib - keep : 0;
 }
 

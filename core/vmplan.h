@@ -229,7 +229,8 @@ int vw_vm_vnc_password_check(const char *password, struct vw_err *err);
 /* The most memory a VM may have on this host: a VM with a passed-through
  * device has all its memory pinned (VFIO maps it for DMA), so what it takes
  * the host cannot get back; the host keeps an eighth of its memory, at
- * least 2 GiB and at most 8 GiB.  0 when the host's memory is unknown. */
+ * least 2 GiB (a quarter on a host of less than 8 GiB) and at most 8 GiB.
+ * 0 when the host's memory is unknown. */
 long vw_vm_memory_max(const struct vw_facts *f);
 /* 0 when mib fits vw_vm_memory_max(), else -EINVAL with the reason. */
 int vw_vm_memory_check(const struct vw_facts *f, long mib, struct vw_err *err);

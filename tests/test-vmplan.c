@@ -1480,9 +1480,13 @@ static void test_memory_max(void **state)
 	assert_int_equal(vw_vm_memory_check(&f, 1L << 30, &err), 0);
 	f.ram_mib = 8192;
 	assert_int_equal(vw_vm_memory_max(&f), 6144);
-	f.ram_mib = 1024;
-	assert_int_equal(vw_vm_memory_max(&f), 0);
-	assert_int_equal(vw_vm_memory_check(&f, 256, &err), -EINVAL);
+	f.ram_mib = 16384;
+	assert_int_equal(vw_vm_memory_max(&f), 14336);
+	f.ram_mib = 2048;	/* a test VM (tests/e2e's L1) keeps a quarter */
+	assert_int_equal(vw_vm_memory_max(&f), 1536);
+	assert_int_equal(vw_vm_memory_check(&f, 1537, &err), -EINVAL);
+	f.ram_mib = 457;	/* tests/vm's L1 */
+	assert_int_equal(vw_vm_memory_max(&f), 343);
 	f.ram_mib = 1048576;
 	assert_int_equal(vw_vm_memory_max(&f), 1048576 - 8192);
 	if (!tu_fixture_open(&h, "amd-desktop"))
