@@ -291,6 +291,54 @@ static void test_mig(void **state)
 	host_close(&h);
 }
 
+/* AMD MxGPU: the MI210 on AMD's GIM host driver makes its one VF itself
+ * (no host driver on it): a non-NVIDIA SR-IOV PF, so the VF count is
+ * offered (at most sriov_totalvfs, 1), the VF that exists goes to the VM,
+ * and the whole GPU may go too (nothing of it is in use on the host). */
+static void test_mxgpu(void **state)
+{
+	struct host h;
+	struct vw_choices c;
+	struct vw_offer o;
+	int pf, vf;
+
+	(void)state;
+	if (!host_open(&h, "mi210-gim"))
+		skip();
+	pf = idx(&h, "0000:41:00.0");
+	vf = idx(&h, "0000:41:02.0");
+	vw_offer_build(&o, &h.f, NULL, pf);
+	assert_false(o.vf_model);
+	assert_int_equal(o.sriov_total, 1);
+	assert_int_equal(o.sriov_num, 1);
+	assert_int_equal(o.vfs_used, 0);
+	assert_int_equal(o.ntypes, 0);
+	assert_null(o.mig);
+	assert_true(vw_offer_shareable(&o));
+	assert_true(vw_offer_whole_ok(&o));
+	assert_int_equal(vw_picks_card(&h.f, vf), pf);
+
+	vw_choices_init(&c);
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 2), -ENOSPC);
+	assert_keys(&c, "||||");
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 1), 0);
+	assert_keys(&c, "0000:41:02.0|0000:41:00.0=1|||");
+	assert_true(vw_choices_shared(&c, &h.f, pf));
+	assert_true(vw_choices_shared(&c, &h.f, vf));
+	assert_false(vw_choices_has_gpu(&c, &h.f.devs[pf]));
+	assert_valid(&c, &h.f);
+	/* whole instead: the VF and the count go */
+	vw_choices_set_gpu(&c, &h.f, NULL, &h.f.devs[pf], true);
+	assert_keys(&c, "0000:41:00||||");
+	assert_false(vw_choices_shared(&c, &h.f, pf));
+	assert_valid(&c, &h.f);
+	vw_choices_set_gpu(&c, &h.f, NULL, &h.f.devs[pf], false);
+	assert_keys(&c, "||||");
+	vw_choices_done(&c);
+	vw_offer_done(&o);
+	host_close(&h);
+}
+
 /* MIG-backed vGPU types are found by their name: "-1-10C" for 1g.10gb. */
 static void test_mig_type(void **state)
 {
@@ -318,6 +366,7 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_mig_type),
+		cmocka_unit_test(test_mxgpu),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -616,6 +616,10 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 	}
 	if (nvidia)
 		vw_text_add(t, VW_C_NORMAL, 0, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
+	else if (o->sriov_total > 0 && !o->vf_model && d->vendor == 0x1002)	/* AMD MxGPU */
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Virtual functions of an AMD GPU come from AMD's GIM host driver (MxGPU), which "
+			      "must drive the GPU on this host instead of amdgpu; the guest uses amdgpu."));
 	else if (o->sriov_total > 0 && !o->vf_model)
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Virtual functions of an Intel GPU need a host driver with SR-IOV support (i915 "
