@@ -506,6 +506,7 @@ static void offer_open(struct gpu *p, struct vw_ctx *ctx, int dev)
 	vw_offer_build(&p->offer, ctx->facts, &p->mig, dev);
 	p->offering = true;
 	ctx->panel = "offer";
+	vw_text_clear(&p->off.details);	/* not another card's while keys come */
 	offer_list(p, ctx);
 	offer_follow(p);
 }

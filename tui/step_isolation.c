@@ -158,6 +158,11 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 	vw_list_clear(&p->ld.list);
 	if (p->shared) {
 		at_boot(p, ctx);
+		if (dyn) {	/* nothing to hand over while the VM runs: a way back */
+			it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_DYNAMIC,
+					 _("Only while the VM runs (single GPU, libvirt hooks)"));
+			it->on = true;
+		}
 		goto pt;
 	}
 	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
