@@ -356,7 +356,9 @@ void vw_offer_build(struct vw_offer *o, const struct vw_facts *f, const struct v
 	for (size_t k = 0; k < d->nvfs; k++) {
 		const struct vw_pci_dev *vf = &f->devs[d->vfs[k]];
 
-		o->vfs_used += *vf->driver && strcmp(vf->driver, "vfio-pci");
+		/* vfio-pci too: the plan refuses the PF while a VF has a driver
+		   (sriov_plan.c check_pfs), a VM may hold it */
+		o->vfs_used += *vf->driver != 0;
 		offer_parent(o, f, d->vfs[k]);
 	}
 	o->mig = m ? vw_mig_gpu_of(m, dev) : NULL;

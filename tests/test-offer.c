@@ -340,6 +340,47 @@ static void test_mxgpu(void **state)
 	host_close(&h);
 }
 
+/* The MI210 after an apply that gave its VF: the VF is on vfio-pci.  The
+ * plan refuses the PF whole while a VF of it has a driver (sriov_plan.c
+ * check_pfs), so the offer does too; the VF stays offered. */
+static void test_mxgpu_applied(void **state)
+{
+	const char *top = getenv("top_builddir");
+	struct vw_err err = { 0 };
+	struct vw_choices c;
+	struct vw_offer o;
+	struct host h;
+	char *cmd;
+	int pf;
+
+	(void)state;
+	h.root = tu_mkroot();
+	cmd = vw_xasprintf("cp -a '%s/tests/out/hosts/mi210-gim/.' '%s'", top ? top : ".", h.root);
+	if (!top || system(cmd) != 0)
+		skip();
+	free(cmd);
+	tu_symlink(h.root, "sys/devices/pci0000:40/0000:40:01.1/0000:41:02.0/driver",
+		   "../../../../bus/pci/drivers/vfio-pci");
+	assert_int_equal(vw_sysroot_open(&h.sr, h.root, &err), 0);
+	assert_int_equal(vw_facts_probe(&h.f, h.sr, &err), 0);
+	assert_string_equal(h.f.devs[idx(&h, "0000:41:02.0")].driver, "vfio-pci");
+	pf = idx(&h, "0000:41:00.0");
+	vw_offer_build(&o, &h.f, NULL, pf);
+	assert_int_equal(o.vfs_used, 1);
+	assert_false(vw_offer_whole_ok(&o));
+	assert_true(vw_offer_shareable(&o));
+	vw_choices_init(&c);
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 1), 0);
+	assert_keys(&c, "0000:41:02.0|0000:41:00.0=1|||");
+	assert_valid(&c, &h.f);
+	vw_choices_done(&c);
+	vw_offer_done(&o);
+	vw_facts_done(&h.f);
+	vw_sysroot_free(h.sr);
+	tu_rmtree(h.root);
+	free(h.root);
+}
+
 /* After an apply: the A100's mdev of an earlier run exists on 41:00.4 (its
  * VF holds one vGPU: no instance available there now).  Choosing the same
  * type again keeps that parent (the plan changes nothing), not the first
@@ -453,6 +494,7 @@ int main(void)
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_mig_type),
 		cmocka_unit_test(test_mxgpu),
+		cmocka_unit_test(test_mxgpu_applied),
 		cmocka_unit_test(test_rerun),
 	};
 
