@@ -406,8 +406,9 @@ static void test_rerun(void **state)
 	vw_choices_init(&first);
 	free(first.vm.name);
 	first.vm.name = vw_xstrdup("ai");
-	first.mdevs = vw_xcalloc(2, sizeof(char *));
+	first.mdevs = vw_xreallocarray(first.mdevs, 2, sizeof(char *));
 	first.mdevs[first.nmdevs++] = vw_xstrdup("0000:41:00.4=nvidia-701");
+	first.mdevs[first.nmdevs] = NULL;
 	vw_mdev_uuid(&first, 0, uuid);
 	for (int t = 699; t <= 705; t++) {
 		rel = vw_xasprintf("%s/mdev_supported_types/nvidia-%d/available_instances", vf4, t);
