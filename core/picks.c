@@ -7,6 +7,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "vmplan.h"
+
 /* What the wizard writes in devices for d: its slot, or for an SR-IOV VF
  * (a device of its own, core/facts.h) its address. */
 static void slot_of(const struct vw_pci_dev *d, char *buf, size_t n)
@@ -385,7 +387,9 @@ void vw_offer_build(struct vw_offer *o, const struct vw_facts *f, const struct v
 	for (size_t k = 0; k < d->nvfs; k++) {
 		const struct vw_pci_dev *vf = &f->devs[d->vfs[k]];
 
-		o->vfs_used += *vf->driver && strcmp(vf->driver, "vfio-pci");
+		/* vfio-pci too: the plan refuses the PF while a VF has a driver
+		   (sriov_plan.c check_pfs), a VM may hold it */
+		o->vfs_used += *vf->driver != 0;
 		offer_parent(o, f, d->vfs[k]);
 	}
 	o->mig = m ? vw_mig_gpu_of(m, dev) : NULL;
@@ -550,7 +554,6 @@ int vw_choices_share_vfs(struct vw_choices *c, const struct vw_facts *f, const s
 	return 0;
 }
 
-/* Add one instance of type t on the card's first parent with room. */
 /* Whether a mediated device exists on function di already. */
 static bool mdevs_on(const struct vw_facts *f, int di)
 {
@@ -560,11 +563,35 @@ static bool mdevs_on(const struct vw_facts *f, int di)
 	return false;
 }
 
+/* Whether an mdev of type on function di is the one an earlier apply made
+ * for this element: the UUID the plan gives c->mdevs[k] (vw_mdev_uuid). */
+static bool ours_on(const struct vw_choices *c, const struct vw_facts *f, size_t k, int di, const char *type)
+{
+	char uuid[37];
+
+	vw_mdev_uuid(c, k, uuid);
+	for (size_t m = 0; m < f->nmdevs; m++)
+		if (f->mdevs[m].parent == di && !strcmp(f->mdevs[m].type, type) && !strcmp(f->mdevs[m].uuid, uuid))
+			return true;
+	return false;
+}
+
+/* Add one instance of mdev type t on the parent that holds ours already
+ * (a run after an apply plans no change), else on the first with room. */
 static int add_type(struct vw_choices *c, const struct vw_facts *f, const struct vw_offer *o,
 		    const struct vw_offer_type *t, bool mig_backed)
 {
 	const struct vw_pci_dev *pf = &f->devs[o->dev];
 
+	for (size_t k = 0; k <= pf->nvfs && !t->vgpu; k++) {
+		int di = k == 0 ? o->dev : pf->vfs[k - 1];
+
+		push(&c->mdevs, &c->nmdevs, vw_xasprintf("%s=%s", f->devs[di].addr, t->id));
+		if (ours_on(c, f, c->nmdevs - 1, di, t->id))
+			return 0;
+		free(c->mdevs[--c->nmdevs]);
+		c->mdevs[c->nmdevs] = NULL;
+	}
 	for (size_t k = 0; k <= pf->nvfs; k++) {
 		int di = k == 0 ? o->dev : pf->vfs[k - 1];
 		const struct vw_pci_dev *d = &f->devs[di];

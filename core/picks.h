@@ -100,7 +100,7 @@ struct vw_offer_type {
 /* How a card can be given: what the host says now. */
 struct vw_offer {
 	int dev;		/* the card's facts index */
-	int vfs_used;		/* its VFs bound to a driver other than vfio-pci */
+	int vfs_used;		/* its VFs bound to a driver (vfio-pci too) */
 	int mdevs_now;		/* mediated devices that exist on it or its VFs */
 	int sriov_total, sriov_num;	/* the PF's counts; 0 when no SR-IOV */
 	bool vf_model;		/* VFs: a vGPU through them, never VFs alone

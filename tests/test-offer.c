@@ -15,6 +15,7 @@
 #include "mig.h"
 #include "picks.h"
 #include "sysroot.h"
+#include "vmplan.h"
 
 struct host {
 	char *root;
@@ -291,6 +292,181 @@ static void test_mig(void **state)
 	host_close(&h);
 }
 
+/* AMD MxGPU: the MI210 on AMD's GIM host driver makes its one VF itself
+ * (no host driver on it): a non-NVIDIA SR-IOV PF, so the VF count is
+ * offered (at most sriov_totalvfs, 1), the VF that exists goes to the VM,
+ * and the whole GPU may go too (nothing of it is in use on the host). */
+static void test_mxgpu(void **state)
+{
+	struct host h;
+	struct vw_choices c;
+	struct vw_offer o;
+	int pf, vf;
+
+	(void)state;
+	if (!host_open(&h, "mi210-gim"))
+		skip();
+	pf = idx(&h, "0000:41:00.0");
+	vf = idx(&h, "0000:41:02.0");
+	vw_offer_build(&o, &h.f, NULL, pf);
+	assert_false(o.vf_model);
+	assert_int_equal(o.sriov_total, 1);
+	assert_int_equal(o.sriov_num, 1);
+	assert_int_equal(o.vfs_used, 0);
+	assert_int_equal(o.ntypes, 0);
+	assert_null(o.mig);
+	assert_true(vw_offer_shareable(&o));
+	assert_true(vw_offer_whole_ok(&o));
+	assert_int_equal(vw_picks_card(&h.f, vf), pf);
+
+	vw_choices_init(&c);
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 2), -ENOSPC);
+	assert_keys(&c, "||||");
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 1), 0);
+	assert_keys(&c, "0000:41:02.0|0000:41:00.0=1|||");
+	assert_true(vw_choices_shared(&c, &h.f, pf));
+	assert_true(vw_choices_shared(&c, &h.f, vf));
+	assert_false(vw_choices_has_gpu(&c, &h.f.devs[pf]));
+	assert_valid(&c, &h.f);
+	/* whole instead: the VF and the count go */
+	vw_choices_set_gpu(&c, &h.f, NULL, &h.f.devs[pf], true);
+	assert_keys(&c, "0000:41:00||||");
+	assert_false(vw_choices_shared(&c, &h.f, pf));
+	assert_valid(&c, &h.f);
+	vw_choices_set_gpu(&c, &h.f, NULL, &h.f.devs[pf], false);
+	assert_keys(&c, "||||");
+	vw_choices_done(&c);
+	vw_offer_done(&o);
+	host_close(&h);
+}
+
+/* The MI210 after an apply that gave its VF: the VF is on vfio-pci.  The
+ * plan refuses the PF whole while a VF of it has a driver (sriov_plan.c
+ * check_pfs), so the offer does too; the VF stays offered. */
+static void test_mxgpu_applied(void **state)
+{
+	const char *top = getenv("top_builddir");
+	struct vw_err err = { 0 };
+	struct vw_choices c;
+	struct vw_offer o;
+	struct host h;
+	char *cmd;
+	int pf;
+
+	(void)state;
+	h.root = tu_mkroot();
+	cmd = vw_xasprintf("cp -a '%s/tests/out/hosts/mi210-gim/.' '%s'", top ? top : ".", h.root);
+	if (!top || system(cmd) != 0)
+		skip();
+	free(cmd);
+	tu_symlink(h.root, "sys/devices/pci0000:40/0000:40:01.1/0000:41:02.0/driver",
+		   "../../../../bus/pci/drivers/vfio-pci");
+	assert_int_equal(vw_sysroot_open(&h.sr, h.root, &err), 0);
+	assert_int_equal(vw_facts_probe(&h.f, h.sr, &err), 0);
+	assert_string_equal(h.f.devs[idx(&h, "0000:41:02.0")].driver, "vfio-pci");
+	pf = idx(&h, "0000:41:00.0");
+	vw_offer_build(&o, &h.f, NULL, pf);
+	assert_int_equal(o.vfs_used, 1);
+	assert_false(vw_offer_whole_ok(&o));
+	assert_true(vw_offer_shareable(&o));
+	vw_choices_init(&c);
+	assert_int_equal(vw_choices_share_vfs(&c, &h.f, NULL, &o, 1), 0);
+	assert_keys(&c, "0000:41:02.0|0000:41:00.0=1|||");
+	assert_valid(&c, &h.f);
+	vw_choices_done(&c);
+	vw_offer_done(&o);
+	vw_facts_done(&h.f);
+	vw_sysroot_free(h.sr);
+	tu_rmtree(h.root);
+	free(h.root);
+}
+
+/* After an apply: the A100's mdev of an earlier run exists on 41:00.4 (its
+ * VF holds one vGPU: no instance available there now).  Choosing the same
+ * type again keeps that parent (the plan changes nothing), not the first
+ * VF with room; an mdev that is not ours (another UUID) does not count. */
+static void test_rerun(void **state)
+{
+	static const char vf4[] = "sys/devices/pci0000:40/0000:40:01.1/0000:41:00.4";
+	const char *top = getenv("top_builddir");
+	struct vw_choices c, first;
+	struct vw_err err = { 0 };
+	struct vw_offer o;
+	struct host h;
+	char uuid[37], *tmp, *cmd, *rel;
+	size_t k10 = SIZE_MAX;
+
+	(void)state;
+	tmp = tu_mkroot();
+	cmd = vw_xasprintf("cp -a '%s/tests/out/hosts/a100-vgpu/.' '%s'", top ? top : ".", tmp);
+	if (!top || system(cmd) != 0)
+		skip();
+	free(cmd);
+	/* the UUID the first run's plan gave its mdev */
+	vw_choices_init(&first);
+	free(first.vm.name);
+	first.vm.name = vw_xstrdup("ai");
+	first.mdevs = vw_xreallocarray(first.mdevs, 2, sizeof(char *));
+	first.mdevs[first.nmdevs++] = vw_xstrdup("0000:41:00.4=nvidia-701");
+	first.mdevs[first.nmdevs] = NULL;
+	vw_mdev_uuid(&first, 0, uuid);
+	for (int t = 699; t <= 705; t++) {
+		rel = vw_xasprintf("%s/mdev_supported_types/nvidia-%d/available_instances", vf4, t);
+		tu_write(tmp, rel, "0\n");
+		free(rel);
+	}
+	rel = vw_xasprintf("%s/%s/mdev_type", vf4, uuid);
+	tu_symlink(tmp, rel, "../mdev_supported_types/nvidia-701");	/* its directory too */
+	free(rel);
+	rel = vw_xasprintf("sys/bus/mdev/devices/%s", uuid);
+	cmd = vw_xasprintf("../../../devices/pci0000:40/0000:40:01.1/0000:41:00.4/%s", uuid);
+	tu_symlink(tmp, rel, cmd);
+	free(cmd);
+	free(rel);
+
+	h.root = tmp;
+	assert_int_equal(vw_sysroot_open(&h.sr, h.root, &err), 0);
+	assert_int_equal(vw_facts_probe(&h.f, h.sr, &err), 0);
+	assert_int_equal(h.f.nmdevs, 1);
+	assert_int_equal(h.f.mdevs[0].parent, idx(&h, "0000:41:00.4"));
+	assert_string_equal(h.f.mdevs[0].type, "nvidia-701");
+	vw_offer_build(&o, &h.f, NULL, idx(&h, "0000:41:00.0"));
+	for (size_t k = 0; k < o.ntypes; k++)
+		if (!strcmp(o.types[k].id, "nvidia-701"))
+			k10 = k;
+	assert_true(k10 < o.ntypes);
+	assert_int_equal(o.types[k10].free, 3);
+	assert_int_equal(o.types[k10].total, 4);
+
+	/* the same VM: ours, kept where it is */
+	vw_choices_init(&c);
+	free(c.vm.name);
+	c.vm.name = vw_xstrdup("ai");
+	assert_int_equal(vw_choices_share_type(&c, &h.f, NULL, &o, k10), 0);
+	assert_keys(&c, "||0000:41:00.4=nvidia-701||");
+	assert_valid(&c, &h.f);
+	/* again (another way first, then this type): still there */
+	assert_int_equal(vw_choices_share_type(&c, &h.f, NULL, &o, 0), 0);
+	assert_keys(&c, "||0000:41:00.5=nvidia-699||");
+	assert_int_equal(vw_choices_share_type(&c, &h.f, NULL, &o, k10), 0);
+	assert_keys(&c, "||0000:41:00.4=nvidia-701||");
+	vw_choices_done(&c);
+	/* another VM: that mdev is not ours, the first VF with room */
+	vw_choices_init(&c);
+	free(c.vm.name);
+	c.vm.name = vw_xstrdup("other");
+	assert_int_equal(vw_choices_share_type(&c, &h.f, NULL, &o, k10), 0);
+	assert_keys(&c, "||0000:41:00.5=nvidia-701||");
+	assert_valid(&c, &h.f);
+	vw_choices_done(&c);
+	vw_choices_done(&first);
+	vw_offer_done(&o);
+	vw_facts_done(&h.f);
+	vw_sysroot_free(h.sr);
+	tu_rmtree(tmp);
+	free(tmp);
+}
+
 /* MIG-backed vGPU types are found by their name: "-1-10C" for 1g.10gb. */
 static void test_mig_type(void **state)
 {
@@ -318,6 +494,9 @@ int main(void)
 		cmocka_unit_test(test_types),
 		cmocka_unit_test(test_mig),
 		cmocka_unit_test(test_mig_type),
+		cmocka_unit_test(test_mxgpu),
+		cmocka_unit_test(test_mxgpu_applied),
+		cmocka_unit_test(test_rerun),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -25,18 +25,13 @@ enum {
 
 struct gpu {
 	int pending;		/* the card the danger dialog is about */
-	struct vw_list list;
-	struct vw_text details;
+	struct vw_listdetails ld;	/* tags: the devices' indexes */
 	struct vw_nvlink nl;	/* NVLink sets: peers go along with a GPU */
 	struct vw_mig mig;	/* MIG modes and free profiles (nvidia-smi) */
-	int shown;		/* device the details are for, -1 none */
-	bool shown_on;
 	/* The offer: how a card that can be shared goes to the VM. */
 	bool offering;
 	struct vw_offer offer;
-	struct vw_list olist;
-	struct vw_text odetails;
-	int oshown;		/* option the details are for */
+	struct vw_listdetails off;	/* tags: OPT_* */
 };
 
 static void fill_list(struct gpu *p, struct vw_ctx *ctx);
@@ -109,20 +104,20 @@ static void share_details(struct gpu *p, const struct vw_ctx *ctx, int idx)
 
 	vw_offer_build(&o, f, &p->mig, idx);
 	if (vw_offer_shareable(&o)) {
-		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
-		vw_text_add(&p->details, VW_C_HEADING, 0, _("Sharing it"));
+		vw_text_add(&p->ld.details, VW_C_NORMAL, 0, "");
+		vw_text_add(&p->ld.details, VW_C_HEADING, 0, _("Sharing it"));
 		if (vw_choices_shared(ctx->ch, f, idx)) {
 			share_short(&l, ctx, idx);
-			vw_text_addf(&p->details, VW_C_NORMAL, 0, _("Given to the VM as: %s."), l.data);
+			vw_text_addf(&p->ld.details, VW_C_NORMAL, 0, _("Given to the VM as: %s."), l.data);
 			for (size_t i = 0; i < ctx->ch->ndevices; i++) {
 				int d = vw_facts_find_dev(f, ctx->ch->devices[i]);
 
 				if (d >= 0 && f->devs[d].vf && f->devs[d].physfn == idx)
-					vw_text_addf(&p->details, VW_C_NORMAL, 0, _("The VM gets %s (VF %d)."),
+					vw_text_addf(&p->ld.details, VW_C_NORMAL, 0, _("The VM gets %s (VF %d)."),
 						     f->devs[d].addr, f->devs[d].vf_index + 1);
 			}
 		}
-		vw_text_add(&p->details, VW_C_NORMAL, 0,
+		vw_text_add(&p->ld.details, VW_C_NORMAL, 0,
 			    _("This GPU can go whole or be shared with other VMs (virtual functions, "
 			      "vGPU types or MIG): Space shows the ways and what is free."));
 	}
@@ -133,25 +128,17 @@ static void share_details(struct gpu *p, const struct vw_ctx *ctx, int idx)
 static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	const struct vw_pci_dev *d;
 	struct vw_unit u;
 	struct vw_buf b = VW_BUF_INIT;
 	int idx;
 
-	if (!it || it->tag < 0)
+	if (!it || it->tag < 0 || !vw_ld_follow(&p->ld, ctx, &it))
 		return;
-	if (p->shown == it->tag && p->shown_on == it->on && p->details.np)
-		return;
-	if (!ctx->settled && p->details.np)
-		return;	/* moving: the details follow when the cursor rests */
-	p->shown = it->tag;
-	p->shown_on = it->on;
 	idx = it->tag;
 	d = &f->devs[idx];
-	vw_text_clear(&p->details);
-	p->details.top = 0;
-	vw_text_addf(&p->details, VW_C_HEADING, 0, "%s %s", *d->vendor_name ? d->vendor_name : "",
+	vw_text_addf(&p->ld.details, VW_C_HEADING, 0, "%s %s", *d->vendor_name ? d->vendor_name : "",
 		     *d->device_name ? d->device_name : "");
 	/* TRANSLATORS: one sentence listing a device's details, in parts; each
 	 * part after the first starts with a comma, the last ends it. */
@@ -171,18 +158,18 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 		vw_buf_printf(&b, _(", reset: %s."), d->reset_method);
 	else
 		vw_buf_adds(&b, _(", reset: none."));
-	vw_text_add(&p->details, VW_C_NORMAL, 0, b.data);
+	vw_text_add(&p->ld.details, VW_C_NORMAL, 0, b.data);
 	vw_buf_done(&b);
 	if (!*d->reset_method)
-		vw_text_add(&p->details, VW_C_WARN, 0,
+		vw_text_add(&p->ld.details, VW_C_WARN, 0,
 			    _("The card has no reset method: it may not work again after the VM stops."));
 	if (vw_choices_shared(ctx->ch, f, idx)) {	/* the card stays; what goes is its share */
 		share_details(p, ctx, idx);
 		return;
 	}
 	vw_unit_build_idx_nv(&u, f, &p->nl, &idx, 1);
-	vw_text_add(&p->details, VW_C_NORMAL, 0, "");
-	vw_text_add(&p->details, VW_C_HEADING, 0, _("Goes to the VM with it"));
+	vw_text_add(&p->ld.details, VW_C_NORMAL, 0, "");
+	vw_text_add(&p->ld.details, VW_C_HEADING, 0, _("Goes to the VM with it"));
 	for (size_t k = 0; k < u.n; k++) {
 		const struct vw_pci_dev *m = &f->devs[u.m[k].dev];
 		struct vw_buf l = VW_BUF_INIT;
@@ -194,30 +181,30 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 		else
 			vw_unit_why_text(&l, f, &u.m[k]);
 		vw_buf_adds(&l, ")");
-		vw_text_add(&p->details, m->host_role ? VW_C_ERROR : u.m[k].why == VW_UNIT_GROUP ? VW_C_WARN
+		vw_text_add(&p->ld.details, m->host_role ? VW_C_ERROR : u.m[k].why == VW_UNIT_GROUP ? VW_C_WARN
 											: VW_C_NORMAL, 4, l.data);
 		vw_buf_done(&l);
 		if (m->host_role) {
 			vw_role_loss(&l, m);
-			vw_text_add(&p->details, VW_C_ERROR, 6, l.data);
+			vw_text_add(&p->ld.details, VW_C_ERROR, 6, l.data);
 			vw_buf_done(&l);
 		}
 	}
 	if (u.issues.n)
-		vw_text_add(&p->details, VW_C_NORMAL, 0, "");
+		vw_text_add(&p->ld.details, VW_C_NORMAL, 0, "");
 	for (size_t i = 0; i < u.issues.n; i++) {
 		const struct vw_finding *fd = &u.issues.v[i];
 		struct vw_buf l = VW_BUF_INIT;
 
 		vw_ui_pad(&l, vw_sev_label(fd->sev), 6);
 		vw_buf_adds(&l, fd->msg);
-		vw_text_add(&p->details, vw_sev_color(fd->sev), 6, l.data);
+		vw_text_add(&p->ld.details, vw_sev_color(fd->sev), 6, l.data);
 		if (vw_startswith(fd->code, "host-"))	/* the core's remedy names an answers key */
-			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s",
+			vw_text_addf(&p->ld.details, VW_C_NORMAL, 6, "      %s",
 				     _("The step \"IOMMU groups\" asks before it goes: say yes there only if "
 				       "the host can do without it."));
 		else if (fd->remedy && *fd->remedy)
-			vw_text_addf(&p->details, VW_C_NORMAL, 6, "      %s", fd->remedy);
+			vw_text_addf(&p->ld.details, VW_C_NORMAL, 6, "      %s", fd->remedy);
 		vw_buf_done(&l);
 	}
 	vw_unit_done(&u);
@@ -228,10 +215,10 @@ static void fill_details(struct gpu *p, const struct vw_ctx *ctx)
 static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	struct vw_item *cur = vw_list_current(&p->list);
+	struct vw_item *cur = vw_list_current(&p->ld.list);
 	int at = cur ? cur->tag : -1;
 
-	vw_list_clear(&p->list);
+	vw_list_clear(&p->ld.list);
 	for (size_t i = 0; i < f->ndevs; i++) {
 		const struct vw_pci_dev *d = &f->devs[i];
 		struct vw_buf b = VW_BUF_INIT;
@@ -242,7 +229,7 @@ static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 		if (!vw_dev_is_display(d) || d->vf)
 			continue;
 		vw_dev_label(&b, d);
-		it = vw_list_add(&p->list, VW_ITEM_CHECK, (int)i, b.data);
+		it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, (int)i, b.data);
 		shared = vw_choices_shared(ctx->ch, f, (int)i);
 		it->on = shared || vw_choices_has_gpu(ctx->ch, d);
 		vw_buf_done(&b);
@@ -305,12 +292,12 @@ static void fill_list(struct gpu *p, struct vw_ctx *ctx)
 		vw_item_note(it, b.data);
 		vw_buf_done(&b);
 	}
-	if (!p->list.n)
-		vw_list_add(&p->list, VW_ITEM_HEADING, -1,
+	if (!p->ld.list.n)
+		vw_list_add(&p->ld.list, VW_ITEM_HEADING, -1,
 			    _("No GPU found: no device of class 0300, 0302 or 0380."));
 	if (at >= 0)
-		vw_list_select(&p->list, at);
-	p->shown = -1;
+		vw_list_select(&p->ld.list, at);
+	vw_ld_stale(&p->ld);
 }
 
 static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
@@ -319,12 +306,9 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	const struct vw_facts *f = ctx->facts;
 
 	(void)err;
-	vw_list_init(&p->list);
-	vw_text_init(&p->details);
-	vw_list_init(&p->olist);
-	vw_text_init(&p->odetails);
+	vw_ld_init(&p->ld);
+	vw_ld_init(&p->off);
 	ctx->panel = NULL;
-	p->shown = -1;
 	/* Read now, while the NVIDIA driver still owns the GPUs (bound to
 	 * vfio-pci, nvidia-smi sees nothing), and kept in the state. */
 	if (vw_pipeline_nvlink(&p->nl, ctx->sr, f, ctx->ch, NULL) < 0)
@@ -336,9 +320,9 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 		ctx->dirty = true;
 	vw_mig_probe(&p->mig, ctx->sr, f);
 	fill_list(p, ctx);
-	for (size_t i = 0; i < p->list.n; i++)	/* back here: on the chosen card */
-		if (p->list.v[i].on) {
-			p->list.cur = i;
+	for (size_t i = 0; i < p->ld.list.n; i++)	/* back here: on the chosen card */
+		if (p->ld.list.v[i].on) {
+			p->ld.list.cur = i;
 			break;
 		}
 	return 0;
@@ -412,8 +396,8 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 
 	for (size_t k = 0; k < o->nprofiles; k++)
 		mig_chosen |= chosen_mig(ctx, o->dev, p->mig.profiles[o->profiles[k]].name);
-	vw_list_clear(&p->olist);
-	it = vw_list_add(&p->olist, VW_ITEM_RADIO, OPT_WHOLE, _("The whole GPU"));
+	vw_list_clear(&p->off.list);
+	it = vw_list_add(&p->off.list, VW_ITEM_RADIO, OPT_WHOLE, _("The whole GPU"));
 	it->on = whole;
 	if (!vw_offer_whole_ok(o)) {
 		it->disabled = true;
@@ -423,7 +407,7 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 		int count = chosen_count(ctx, o->dev);
 		char **values = vw_xcalloc((size_t)o->sriov_total, sizeof(char *));
 
-		it = vw_list_add(&p->olist, VW_ITEM_RADIO, OPT_VFS, _("Virtual functions (SR-IOV)"));
+		it = vw_list_add(&p->off.list, VW_ITEM_RADIO, OPT_VFS, _("Virtual functions (SR-IOV)"));
 		it->on = count > 0;
 		any |= it->on;
 		if (o->sriov_num)
@@ -438,18 +422,18 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 			values[i] = vw_xasprintf("%d", i + 1);
 		if (!count)
 			count = o->sriov_num ? o->sriov_num : o->sriov_total;
-		it = vw_list_add(&p->olist, VW_ITEM_CYCLE, OPT_COUNT, _("  how many it makes"));
+		it = vw_list_add(&p->off.list, VW_ITEM_CYCLE, OPT_COUNT, _("  how many it makes"));
 		vw_item_values(it, (const char *const *)values, (size_t)o->sriov_total, (size_t)count - 1);
 		for (int i = 0; i < o->sriov_total; i++)
 			free(values[i]);
 		free(values);
 	}
 	if (o->ntypes)
-		vw_list_add(&p->olist, VW_ITEM_HEADING, -1, _("vGPU types"));
+		vw_list_add(&p->off.list, VW_ITEM_HEADING, -1, _("vGPU types"));
 	for (size_t k = 0; k < o->ntypes; k++) {
 		const struct vw_offer_type *t = &o->types[k];
 
-		it = vw_list_add(&p->olist, VW_ITEM_RADIO, OPT_TYPE + (int)k, t->name);
+		it = vw_list_add(&p->off.list, VW_ITEM_RADIO, OPT_TYPE + (int)k, t->name);
 		/* a MIG-backed type goes with its profile: the MIG row is the choice */
 		it->on = !mig_chosen && chosen_type(ctx, o, t);
 		any |= it->on;
@@ -463,13 +447,13 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 		vw_buf_done(&b);
 	}
 	if (o->mig) {
-		vw_list_add(&p->olist, VW_ITEM_HEADING, -1,
+		vw_list_add(&p->off.list, VW_ITEM_HEADING, -1,
 			    o->mig->current == 1 ? _("MIG profiles")
 						 : _("MIG profiles: MIG mode is on after a GPU reset"));
 		for (size_t k = 0; k < o->nprofiles; k++) {
 			const struct vw_mig_profile *mp = &p->mig.profiles[o->profiles[k]];
 
-			it = vw_list_add(&p->olist, VW_ITEM_RADIO, OPT_MIG + (int)k, mp->name);
+			it = vw_list_add(&p->off.list, VW_ITEM_RADIO, OPT_MIG + (int)k, mp->name);
 			it->on = chosen_mig(ctx, o->dev, mp->name);
 			any |= it->on;
 			/* TRANSLATORS: a MIG profile's memory and free instances: "9.5 GiB, 4 of 7 free" */
@@ -480,40 +464,40 @@ static void offer_list(struct gpu *p, struct vw_ctx *ctx)
 		}
 	}
 	if (any || vw_choices_shared(ctx->ch, f, o->dev))
-		vw_list_add(&p->olist, VW_ITEM_RADIO, OPT_NONE, _("Not for this VM"));
-	vw_list_align(&p->olist);
+		vw_list_add(&p->off.list, VW_ITEM_RADIO, OPT_NONE, _("Not for this VM"));
+	vw_list_align(&p->off.list);
 	/* the cursor on what is chosen now, else on the first way open */
-	p->olist.cur = p->olist.n;
-	for (size_t i = 0; i < p->olist.n; i++)
-		if (p->olist.v[i].kind == VW_ITEM_RADIO && p->olist.v[i].on) {
-			p->olist.cur = i;
+	p->off.list.cur = p->off.list.n;
+	for (size_t i = 0; i < p->off.list.n; i++)
+		if (p->off.list.v[i].kind == VW_ITEM_RADIO && p->off.list.v[i].on) {
+			p->off.list.cur = i;
 			break;
 		}
-	for (size_t i = 0; i < p->olist.n && p->olist.cur == p->olist.n; i++)
-		if (p->olist.v[i].kind == VW_ITEM_RADIO && !p->olist.v[i].disabled)
-			p->olist.cur = i;
-	if (p->olist.cur == p->olist.n)
-		p->olist.cur = 0;
-	p->oshown = -1;
+	for (size_t i = 0; i < p->off.list.n && p->off.list.cur == p->off.list.n; i++)
+		if (p->off.list.v[i].kind == VW_ITEM_RADIO && !p->off.list.v[i].disabled)
+			p->off.list.cur = i;
+	if (p->off.list.cur == p->off.list.n)
+		p->off.list.cur = 0;
+	vw_ld_stale(&p->off);
 }
 
 /* The radio marks follow the cursor: the mark is what Enter gives, and
  * on a way that is not possible (Enter says why) no mark. */
 static void offer_follow(struct gpu *p)
 {
-	struct vw_item *it = vw_list_current(&p->olist);
+	struct vw_item *it = vw_list_current(&p->off.list);
 
 	if (it && it->tag == OPT_COUNT)
-		it = vw_list_find(&p->olist, OPT_VFS);
+		it = vw_list_find(&p->off.list, OPT_VFS);
 	if (!it || it->kind != VW_ITEM_RADIO)
 		return;
 	if (!it->disabled) {
-		vw_list_radio(&p->olist, it);
+		vw_list_radio(&p->off.list, it);
 		return;
 	}
-	for (size_t i = 0; i < p->olist.n; i++)
-		if (p->olist.v[i].kind == VW_ITEM_RADIO)
-			p->olist.v[i].on = false;
+	for (size_t i = 0; i < p->off.list.n; i++)
+		if (p->off.list.v[i].kind == VW_ITEM_RADIO)
+			p->off.list.v[i].on = false;
 }
 
 static void offer_open(struct gpu *p, struct vw_ctx *ctx, int dev)
@@ -522,6 +506,7 @@ static void offer_open(struct gpu *p, struct vw_ctx *ctx, int dev)
 	vw_offer_build(&p->offer, ctx->facts, &p->mig, dev);
 	p->offering = true;
 	ctx->panel = "offer";
+	vw_text_clear(&p->off.details);	/* not another card's while keys come */
 	offer_list(p, ctx);
 	offer_follow(p);
 }
@@ -531,7 +516,7 @@ static void offer_close(struct gpu *p, struct vw_ctx *ctx)
 	p->offering = false;
 	ctx->panel = NULL;
 	vw_offer_done(&p->offer);
-	vw_list_clear(&p->olist);
+	vw_list_clear(&p->off.list);
 }
 
 static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
@@ -539,19 +524,17 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 	const struct vw_facts *f = ctx->facts;
 	const struct vw_offer *o = &p->offer;
 	const struct vw_pci_dev *d = &f->devs[o->dev];
-	struct vw_item *it = vw_list_current(&p->olist);
-	struct vw_text *t = &p->odetails;
+	struct vw_item *it;
+	struct vw_text *t = &p->off.details;
 	struct vw_buf b = VW_BUF_INIT;
-	int tag = it ? it->tag : -1;
+	int tag;
 	bool nvidia = false;
 
+	if (!vw_ld_follow(&p->off, ctx, &it))
+		return;
+	tag = it ? it->tag : -1;
 	if (tag == OPT_COUNT)
 		tag = OPT_VFS;
-	if (p->oshown == tag && t->np && tag != OPT_VFS)
-		return;
-	p->oshown = tag;
-	vw_text_clear(t);
-	t->top = 0;
 	if (tag == OPT_WHOLE) {
 		whole_refusal(&b, o);
 		if (b.len)
@@ -561,7 +544,7 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 				    _("The VM gets the whole card, with every function of its slot; nothing of it "
 				      "stays for the host or for other VMs."));
 	} else if (tag == OPT_VFS) {
-		struct vw_item *c = vw_list_find(&p->olist, OPT_COUNT);
+		struct vw_item *c = vw_list_find(&p->off.list, OPT_COUNT);
 		int count = c ? (int)c->value + 1 : 1;
 
 		vw_buf_printf(&b, ngettext("The GPU makes %d virtual function at every boot (vfiowiz-sriov.service) and the VM gets one; the GPU itself stays with the host. Left and Right change the count (at most %d).",
@@ -634,6 +617,10 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 	}
 	if (nvidia)
 		vw_text_add(t, VW_C_NORMAL, 0, _("NVIDIA vGPU needs NVIDIA's vGPU host driver on this host (the one that lists these types) and, in the guest, the matching guest driver with a licence from an NVIDIA License System server: without one the vGPU runs with reduced performance."));
+	else if (o->sriov_total > 0 && !o->vf_model && d->vendor == 0x1002)	/* AMD MxGPU */
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("Virtual functions of an AMD GPU come from AMD's GIM host driver (MxGPU), which "
+			      "must drive the GPU on this host instead of amdgpu; the guest uses amdgpu."));
 	else if (o->sriov_total > 0 && !o->vf_model)
 		vw_text_add(t, VW_C_NORMAL, 0,
 			    _("Virtual functions of an Intel GPU need a host driver with SR-IOV support (i915 "
@@ -644,7 +631,7 @@ static void offer_details(struct gpu *p, const struct vw_ctx *ctx)
 static void offer_commit(struct gpu *p, struct vw_ctx *ctx)
 {
 	const struct vw_facts *f = ctx->facts;
-	struct vw_item *it = vw_list_current(&p->olist);
+	struct vw_item *it = vw_list_current(&p->off.list);
 	int dev = p->offer.dev, tag, r = 0;
 	struct vw_buf b = VW_BUF_INIT;
 
@@ -664,14 +651,14 @@ static void offer_commit(struct gpu *p, struct vw_ctx *ctx)
 		struct vw_item *row;
 
 		offer_close(p, ctx);
-		if (vw_choices_has_gpu(ctx->ch, &f->devs[dev]) || !(row = vw_list_find(&p->list, dev)))
+		if (vw_choices_has_gpu(ctx->ch, &f->devs[dev]) || !(row = vw_list_find(&p->ld.list, dev)))
 			return;
 		row->on = true;
 		give_whole(p, ctx, row);
 		return;
 	}
 	if (tag == OPT_VFS) {
-		struct vw_item *c = vw_list_find(&p->olist, OPT_COUNT);
+		struct vw_item *c = vw_list_find(&p->off.list, OPT_COUNT);
 
 		r = vw_choices_share_vfs(ctx->ch, f, &p->nl, &p->offer, c ? (int)c->value + 1 : 1);
 	} else if (tag >= OPT_TYPE && tag < OPT_MIG) {
@@ -703,21 +690,21 @@ static enum vw_key_result offer_key(struct gpu *p, struct vw_ctx *ctx, int k)
 		return VW_KEY_HANDLED;
 	}
 	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-		return vw_text_key(&p->odetails, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	if ((k == VW_KEY_LEFT || k == VW_KEY_RIGHT) && vw_list_current(&p->olist) &&
-	    vw_list_current(&p->olist)->tag == OPT_VFS && vw_list_find(&p->olist, OPT_COUNT)) {
+		return vw_ld_key(&p->off, VW_W_IGNORED, k);
+	if ((k == VW_KEY_LEFT || k == VW_KEY_RIGHT) && vw_list_current(&p->off.list) &&
+	    vw_list_current(&p->off.list)->tag == OPT_VFS && vw_list_find(&p->off.list, OPT_COUNT)) {
 		/* the count, from the VFs' own row too */
-		struct vw_item *c = vw_list_find(&p->olist, OPT_COUNT);
+		struct vw_item *c = vw_list_find(&p->off.list, OPT_COUNT);
 
 		c->value = (c->value + (k == VW_KEY_LEFT ? c->nvalues - 1 : 1)) % c->nvalues;
-		p->oshown = -1;
+		vw_ld_stale(&p->off);
 		return VW_KEY_HANDLED;
 	}
-	r = vw_list_key(&p->olist, k);
+	r = vw_list_key(&p->off.list, k);
 	if (r == VW_W_MOVED || r == VW_W_CHANGED)
 		offer_follow(p);
 	if (r == VW_W_CHANGED)
-		p->oshown = -1;
+		vw_ld_stale(&p->off);
 	/* q, F1 and ? stay the runner's; Tab would leave the step. */
 	return r != VW_W_IGNORED || k == VW_KEY_TAB ? VW_KEY_HANDLED : VW_KEY_IGNORED;
 }
@@ -734,14 +721,13 @@ static void draw(void *priv, const struct vw_ctx *ctx, WINDOW *w)
 		vw_buf_printf(&b, _("How does %s %s go to the VM? Enter gives it the way under the cursor; Esc "
 				    "goes back without a change."),
 			      d->addr + 5, *d->device_name ? d->device_name : "");
-		vw_draw_list_details(w, b.data, &p->olist, 9, _("Details"), &p->odetails);
+		vw_ld_draw(&p->off, w, b.data, 9);
 		vw_buf_done(&b);
 		return;
 	}
 	fill_details(p, ctx);
-	vw_draw_list_details(w, _("Tick the GPU (or GPUs) to give to the VM. Every function of the card "
-				  "goes with it: its audio, USB and other companions."),
-			     &p->list, 6, _("Details"), &p->details);
+	vw_ld_draw(&p->ld, w, _("Tick the GPU (or GPUs) to give to the VM. Every function of the card "
+				"goes with it: its audio, USB and other companions."), 6);
 }
 
 /* Tick a card whole: when it takes what the host needs, a dialog says
@@ -787,7 +773,7 @@ static void give_whole(struct gpu *p, struct vw_ctx *ctx, struct vw_item *it)
 static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 {
 	struct gpu *p = priv;
-	struct vw_item *it = vw_list_current(&p->list);
+	struct vw_item *it = vw_list_current(&p->ld.list);
 	enum vw_wkey r;
 
 	if (p->offering)
@@ -805,8 +791,8 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 			return VW_KEY_HANDLED;
 		}
 	}
-	r = vw_list_key(&p->list, k);
-	it = vw_list_current(&p->list);
+	r = vw_list_key(&p->ld.list, k);
+	it = vw_list_current(&p->ld.list);
 	if (r == VW_W_CHANGED && it && it->tag >= 0 && it->on) {
 		give_whole(p, ctx, it);
 		return VW_KEY_HANDLED;
@@ -817,11 +803,7 @@ static enum vw_key_result key(void *priv, struct vw_ctx *ctx, int k)
 		fill_list(p, ctx);
 		vw_wizard_changed(ctx);
 	}
-	if (r != VW_W_IGNORED)
-		return VW_KEY_HANDLED;
-	if (k == VW_KEY_PGDN || k == VW_KEY_PGUP)
-		return vw_text_key(&p->details, k) ? VW_KEY_HANDLED : VW_KEY_IGNORED;
-	return VW_KEY_IGNORED;
+	return vw_ld_key(&p->ld, r, k);
 }
 
 static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err *err)
@@ -847,7 +829,7 @@ static void answer(void *priv, struct vw_ctx *ctx, int id, int button)
 	struct gpu *p = priv;
 	struct vw_item *it;
 
-	if (id != DLG_DANGER || button != 0 || !(it = vw_list_find(&p->list, p->pending)))
+	if (id != DLG_DANGER || button != 0 || !(it = vw_list_find(&p->ld.list, p->pending)))
 		return;
 	it->on = true;
 	vw_choices_set_gpu(ctx->ch, ctx->facts, &p->nl, &ctx->facts->devs[it->tag], true);
@@ -859,12 +841,10 @@ static void done(void *priv)
 {
 	struct gpu *p = priv;
 
-	vw_list_done(&p->list);
-	vw_text_done(&p->details);
+	vw_ld_done(&p->ld);
 	vw_nvlink_done(&p->nl);
 	vw_offer_done(&p->offer);
-	vw_list_done(&p->olist);
-	vw_text_done(&p->odetails);
+	vw_ld_done(&p->off);
 	vw_mig_done(&p->mig);
 }
 

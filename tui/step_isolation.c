@@ -18,6 +18,7 @@ enum {
 	T_BIND_AUTO = 1, T_BIND_IDS, T_BIND_ADDR, T_BIND_CMDLINE,
 	T_PT, T_BOOTLOADER, T_INITRAMFS, T_TESTBOOT, T_ALLOW, T_DYNAMIC,
 	T_BLACKLIST = 1000,	/* + index into drivers */
+	T_AT_SRIOV = 2000, T_AT_MIG, T_AT_MDEV,	/* a shared card: what the boot does */
 };
 
 struct isolation {
@@ -29,6 +30,8 @@ struct isolation {
 	char *clash;		/* why ids are ambiguous */
 	char **drivers;		/* host drivers of the unit */
 	char *no_dynamic;	/* why gpu_mode = dynamic is refused, or NULL */
+	bool shared;		/* no device goes to vfio-pci: vGPUs, MIG, VFs
+				   the next boot makes (the cards are shared) */
 };
 
 static const char *const bootloader_words[] = {
@@ -77,6 +80,70 @@ static const struct vw_boot_ops *boot_ops(const struct vw_ctx *ctx)
 	return vw_boot_detect(ctx->facts, ctx->sr);
 }
 
+/* The name of mdev or vGPU type id on function dev, the id when none. */
+static const char *type_name(const struct vw_pci_dev *d, const char *id)
+{
+	size_t len = strlen(id);
+
+	for (size_t k = 0; k < d->nmdev_types; k++)
+		if (!strcmp(d->mdev_types[k].id, id) && *d->mdev_types[k].name)
+			return d->mdev_types[k].name;
+	for (size_t k = 0; d->vgpu_types && d->vgpu_types[k]; k++)
+		if (!strncmp(d->vgpu_types[k], id, len) && d->vgpu_types[k][len] == ' ')
+			return d->vgpu_types[k] + len + 1;
+	return id;
+}
+
+/* A shared card: nothing for vfio-pci to claim at boot; instead, one line
+ * per thing the boot makes, by the unit that makes it (the groups step
+ * says "The GPU is shared" the same way). */
+static void at_boot(struct isolation *p, const struct vw_ctx *ctx)
+{
+	const struct vw_choices *c = ctx->ch;
+	const struct vw_facts *f = ctx->facts;
+	struct vw_buf b = VW_BUF_INIT;
+	const char *rest;
+	char addr[16];
+	int n, d;
+
+	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0,
+		    _("The GPU is shared: nothing goes to vfio-pci at boot"));
+	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("Made at every boot instead"));
+	for (size_t i = 0; i < c->nsriov; i++) {
+		if (!vw_sriov_split(c->sriov[i], addr, &n))
+			continue;
+		/* TRANSLATORS: what a unit of vfiowiz makes at every boot: "7 virtual functions of 0000:00:02.0" */
+		vw_buf_printf(&b, ngettext("%d virtual function of %s", "%d virtual functions of %s", (unsigned long)n),
+			      n, addr);
+		vw_item_note(vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_AT_SRIOV, b.data), "vfiowiz-sriov.service");
+		vw_buf_done(&b);
+	}
+	for (size_t i = 0; i < c->nvgpus; i++) {
+		if (!vw_mdev_split(c->vgpus[i], addr, &rest) || (d = vw_facts_find_dev(f, addr)) < 0)
+			continue;
+		/* TRANSLATORS: what a unit of vfiowiz makes at every boot: "the vGPU NVIDIA L40-4C on 0000:41:00.4" */
+		vw_buf_printf(&b, _("the vGPU %s on %s"), type_name(&f->devs[d], rest), addr);
+		vw_item_note(vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_AT_SRIOV, b.data), "vfiowiz-sriov.service");
+		vw_buf_done(&b);
+	}
+	for (size_t i = 0; i < c->nmigs; i++) {
+		if (!vw_mig_split(c->migs[i], addr, &rest))
+			continue;
+		/* TRANSLATORS: what a unit of vfiowiz makes at every boot: "the MIG instance 1g.10gb on 0000:41:00.0" */
+		vw_buf_printf(&b, _("the MIG instance %s on %s"), rest, addr);
+		vw_item_note(vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_AT_MIG, b.data), "vfiowiz-mig.service");
+		vw_buf_done(&b);
+	}
+	for (size_t i = 0; i < c->nmdevs; i++) {
+		if (!vw_mdev_split(c->mdevs[i], addr, &rest) || (d = vw_facts_find_dev(f, addr)) < 0)
+			continue;
+		/* TRANSLATORS: what mdevctl makes at every boot: "the vGPU GRID A100D-10C on 0000:41:00.4" */
+		vw_buf_printf(&b, _("the vGPU %s on %s"), type_name(&f->devs[d], rest), addr);
+		vw_item_note(vw_list_add(&p->ld.list, VW_ITEM_TEXT, T_AT_MDEV, b.data), "mdevctl");
+		vw_buf_done(&b);
+	}
+}
+
 static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 {
 	const struct vw_choices *c = ctx->ch;
@@ -89,6 +156,15 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 	struct vw_item *it;
 
 	vw_list_clear(&p->ld.list);
+	if (p->shared) {
+		at_boot(p, ctx);
+		if (dyn) {	/* nothing to hand over while the VM runs: a way back */
+			it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_DYNAMIC,
+					 _("Only while the VM runs (single GPU, libvirt hooks)"));
+			it->on = true;
+		}
+		goto pt;
+	}
 	vw_list_add(&p->ld.list, VW_ITEM_HEADING, 0, _("How vfio-pci takes the devices"));
 	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_DYNAMIC, _("Only while the VM runs (single GPU, libvirt hooks)"));
 	it->on = dyn;
@@ -108,6 +184,7 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 	it = vw_list_add(&p->ld.list, VW_ITEM_RADIO, T_BIND_CMDLINE, _("On the kernel command line (vfio-pci.ids=)"));
 	it->on = c->binding == VW_BIND_CMDLINE;
 	it->disabled = !p->ids || dyn;
+pt:
 	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_PT, _("iommu=pt: host devices skip IOMMU translation"));
 	it->on = c->iommu_pt;
 
@@ -139,11 +216,13 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 	vw_buf_printf(&b, _("found: %s"), vw_bootloader_label(f->distro.bootloader));
 	vw_item_note(it, b.data);
 	vw_buf_done(&b);
-	it = vw_list_add(&p->ld.list, VW_ITEM_CYCLE, T_INITRAMFS, _("Initramfs tool"));
-	vw_item_values(it, ivals, VW_ARRAY_SIZE(ivals), (size_t)c->initramfs);
-	vw_buf_printf(&b, _("found: %s"), vw_initramfs_label(f->distro.initramfs));
-	vw_item_note(it, b.data);
-	vw_buf_done(&b);
+	if (!p->shared) {	/* nothing loads early for a shared card */
+		it = vw_list_add(&p->ld.list, VW_ITEM_CYCLE, T_INITRAMFS, _("Initramfs tool"));
+		vw_item_values(it, ivals, VW_ARRAY_SIZE(ivals), (size_t)c->initramfs);
+		vw_buf_printf(&b, _("found: %s"), vw_initramfs_label(f->distro.initramfs));
+		vw_item_note(it, b.data);
+		vw_buf_done(&b);
+	}
 	it = vw_list_add(&p->ld.list, VW_ITEM_CHECK, T_TESTBOOT, _("Boot the new settings once first (test boot)"));
 	it->on = c->test_boot;
 	it->disabled = !bo || !bo->plan_test;
@@ -155,6 +234,8 @@ static void build_list(struct isolation *p, const struct vw_ctx *ctx)
 		it->color = VW_C_WARN;
 	}
 	vw_list_align(&p->ld.list);
+	if (!vw_list_find(&p->ld.list, keep))	/* shared: on what the boot makes */
+		keep = p->ld.list.n > 2 ? p->ld.list.v[2].tag : T_PT;
 	vw_list_select(&p->ld.list, keep);
 	vw_ld_stale(&p->ld);
 }
@@ -170,6 +251,23 @@ static void fill_details(struct isolation *p, const struct vw_ctx *ctx)
 		return;
 	tag = it ? it->tag : -1;
 	switch (tag) {
+	case T_AT_SRIOV:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("A unit of vfiowiz, vfiowiz-sriov.service, runs at every boot: it waits for the GPU's "
+			      "own driver, makes the virtual functions and gives each its vGPU type or vfio-pci; "
+			      "the GPU itself stays with its host driver."));
+		break;
+	case T_AT_MIG:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("A unit of vfiowiz, vfiowiz-mig.service, runs at every boot: it switches MIG mode on "
+			      "and makes the GPU instances that are missing, with nvidia-smi; the GPU stays with "
+			      "its host driver."));
+		break;
+	case T_AT_MDEV:
+		vw_text_add(t, VW_C_NORMAL, 0,
+			    _("mdevctl makes the mediated device at every boot, from its definition in "
+			      "/etc/mdevctl.d; the VM gets it, and the GPU stays with its host driver."));
+		break;
 	case T_BIND_AUTO:
 	case T_BIND_IDS:
 	case T_BIND_CMDLINE:
@@ -281,6 +379,7 @@ static int enter(void *priv, struct vw_ctx *ctx, struct vw_err *err)
 	vw_pipeline_nvlink(&nl, ctx->sr, ctx->facts, ctx->ch, NULL);
 	vw_unit_build_choices(&p->u, ctx->facts, &nl, ctx->ch, NULL);
 	vw_nvlink_done(&nl);
+	p->shared = !p->ndevs;
 	p->ids = vw_bind_ids(ctx->facts, p->devs, p->ndevs, &p->clash);
 	p->drivers = vw_unit_drivers(ctx->facts, &p->u);
 	{
@@ -348,6 +447,8 @@ static enum vw_leave_result leave(void *priv, struct vw_ctx *ctx, struct vw_err 
 		return vw_leave_error(err, _("The chosen devices include the host's display: tick \"Take the "
 				      "host's display\" if you mean it, or go back and choose another GPU."));
 	}
+	if (p->shared)	/* nothing to bind: no way of binding to refuse */
+		return VW_LEAVE_DONE;
 	if (ctx->ch->gpu_mode == VW_GPU_DYNAMIC && p->no_dynamic) {
 		vw_list_select(&p->ld.list, T_DYNAMIC);
 		return vw_leave_error(err, "%s", p->no_dynamic);

@@ -24,12 +24,15 @@ void vw_ld_stale(struct vw_listdetails *ld)
 bool vw_ld_follow(struct vw_listdetails *ld, const struct vw_ctx *ctx, struct vw_item **it)
 {
 	int tag;
+	bool on;
 
 	*it = vw_list_current(&ld->list);
 	tag = *it ? (*it)->tag : -1;
-	if (ld->details.np && (tag == ld->shown || !ctx->settled))
+	on = *it && (*it)->on;
+	if (ld->details.np && ((tag == ld->shown && on == ld->shown_on) || !ctx->settled))
 		return false;
 	ld->shown = tag;
+	ld->shown_on = on;
 	vw_text_clear(&ld->details);
 	ld->details.top = 0;
 	return true;

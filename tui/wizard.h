@@ -187,6 +187,7 @@ struct vw_listdetails {
 	struct vw_text details;
 	int shown;		/* tag of the item the details are for, or
 				   VW_LD_STALE */
+	bool shown_on;		/* and its tick then */
 };
 
 #define VW_LD_STALE INT_MIN
@@ -197,8 +198,8 @@ void vw_ld_done(struct vw_listdetails *ld);
 void vw_ld_stale(struct vw_listdetails *ld);
 /* Before drawing: true when the step must write the details for *it, the
  * item under the cursor (NULL: none), which they are now cleared for;
- * false when they are for it already, or some are shown while the cursor
- * moves. */
+ * false when they are for it already (and its tick), or some are shown
+ * while the cursor moves. */
 bool vw_ld_follow(struct vw_listdetails *ld, const struct vw_ctx *ctx, struct vw_item **it);
 /* vw_draw_list_details() of both, titled "Details". */
 void vw_ld_draw(struct vw_listdetails *ld, WINDOW *w, const char *intro, int list_max);

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* test-listdetails.c - the list-plus-details base of the steps
  * (tui/w_listdetails.c): the details follow the cursor only once it rests,
- * are written once per item, again when made stale; the keys the
+ * are written once per item and tick, again when made stale; the keys the
  * list does not take scroll the details; the layout on a headless screen. */
 #include "testutil.h"
 
@@ -89,6 +89,21 @@ static void test_stale(void **unused)
 	vw_ld_done(&ld);
 }
 
+static void test_tick(void **unused)
+{
+	struct vw_listdetails ld;
+	struct vw_ctx ctx = { .settled = true };
+
+	(void)unused;
+	make(&ld);
+	assert_true(fill(&ld, &ctx));
+	assert_int_equal(vw_list_key(&ld.list, ' '), VW_W_CHANGED);
+	assert_true(fill(&ld, &ctx));	/* the same item, ticked now */
+	assert_string_equal(details(&ld), "about one (ticked)");
+	assert_false(fill(&ld, &ctx));
+	vw_ld_done(&ld);
+}
+
 static void test_empty_list(void **unused)
 {
 	struct vw_listdetails ld;
@@ -164,6 +179,7 @@ int main(void)
 		cmocka_unit_test(test_follow_settled),
 		cmocka_unit_test(test_follow_moving),
 		cmocka_unit_test(test_stale),
+		cmocka_unit_test(test_tick),
 		cmocka_unit_test(test_empty_list),
 		cmocka_unit_test(test_keys_and_draw),
 	};

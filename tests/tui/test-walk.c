@@ -769,7 +769,7 @@ static const char *const hosts[] = {
 	"laptop-optimus", "turing-4fn", "acs-override-active", "nvswitch-8gpu", "iommu-off-firmware",
 	"iommu-off-cmdline", "debian-intgpu-off", "proxmox-systemd-boot", "bad-input", "h200x2-nvlink-guest",
 	/* sharing one GPU (issue 16): the offer must be reached on these */
-	"z790-igpu-sriov", "z790-igpu-sriov-novfs", "a100-vgpu", "l40-vgpu", "a100-mig",
+	"z790-igpu-sriov", "z790-igpu-sriov-novfs", "a100-vgpu", "l40-vgpu", "a100-mig", "mi210-gim",
 };
 
 /* Whether a host has a card the offer panel is for. */
