@@ -117,6 +117,67 @@ static bool backs_vgpu(const struct vw_facts *f, const struct vw_choices *c, int
 	return false;
 }
 
+/* The MIG profile of the vGPU type an element of mdevs or vgpus asks
+ * ("PARENT=TYPE"), into out; the element's GPU (the PF of a VF) in *gpu.
+ * False for a type not backed by MIG or a parent not on this host. */
+static bool vgpu_profile(const struct vw_facts *f, const char *s, bool vendor, int *gpu, char out[32])
+{
+	const struct vw_pci_dev *d;
+	const char *type, *name = NULL;
+	char addr[16];
+	int di;
+
+	if (!vw_mdev_split(s, addr, &type) || (di = vw_facts_find_dev(f, addr)) < 0)
+		return false;
+	d = &f->devs[di];
+	*gpu = d->vf ? d->physfn : di;
+	if (!vendor) {
+		for (size_t k = 0; k < d->nmdev_types && !name; k++)
+			if (!strcmp(d->mdev_types[k].id, type))
+				name = d->mdev_types[k].name;
+	} else {
+		size_t len = strlen(type);
+
+		/* "1004 NVIDIA L40-16C": the id, a blank, the name */
+		for (size_t k = 0; d->vgpu_types && d->vgpu_types[k] && !name; k++)
+			if (!strncmp(d->vgpu_types[k], type, len) && d->vgpu_types[k][len] == ' ')
+				name = d->vgpu_types[k] + len + 1;
+	}
+	return name && vw_mig_profile_of_type(name, out);
+}
+
+/* Each MIG-backed vGPU sits on a GPU instance of its profile: the choices
+ * may not ask more of them on a GPU than it has instances of that profile
+ * once the unit ran (those asked, or more that exist already).  The room
+ * check of the answers counts per function and cannot see this. */
+static int check_vgpus_fit(const struct vw_host *h, const struct vw_mig *m, const struct want *w,
+			   size_t nw, struct vw_err *err)
+{
+	const struct vw_facts *f = h->f;
+	const struct vw_choices *c = h->c;
+	char *const *lists[] = { c->mdevs, c->vgpus };
+	char where[300];
+
+	vw_choices_where(c, c->mig_line, where, sizeof(where));
+	for (size_t k = 0; k < nw; k++) {
+		int gdev = vw_facts_find_dev(f, w[k].gpu), asked = 0, have = 0, gpu;
+		const struct vw_mig_gpu *g = vw_mig_gpu_of(m, gdev);
+		char prof[32];
+
+		for (size_t l = 0; l < VW_ARRAY_SIZE(lists); l++)
+			for (size_t i = 0; lists[l] && lists[l][i]; i++)
+				asked += vgpu_profile(f, lists[l][i], l == 1, &gpu, prof) && gpu == gdev &&
+					 !strcmp(prof, w[k].profile);
+		if (g && m->instances_known)
+			have = vw_mig_count(m, g->index, w[k].profile);
+		if (asked > (w[k].n > have ? w[k].n : have))
+			return vw_err_set(err, -ENOSPC,
+					  _("%s%s: the vGPUs of MIG profile %s asked on it: %d; its GPU instances of that profile once the MIG unit ran: %d. Each vGPU needs its own: add one to mig for each, or choose fewer vGPUs"),
+					  where, w[k].gpu, w[k].profile, asked, w[k].n > have ? w[k].n : have);
+	}
+	return 0;
+}
+
 static int check_want(struct vw_host *h, const struct vw_mig *m, const struct want *w, int dev,
 		      struct vw_err *err)
 {
@@ -217,6 +278,8 @@ int vw_mig_plan(struct vw_host *h, struct vw_err *err)
 		else
 			r = check_want(h, &m, &w[k], d, err);
 	}
+	if (r == 0)
+		r = check_vgpus_fit(h, &m, w, nw, err);
 	if (r < 0)
 		goto out;
 

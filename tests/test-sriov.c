@@ -528,6 +528,16 @@ static void test_mig_plan(void **state)
 	expect_refused(&h, "mig = {\"41:00.0=1g.10gb\", \"41:00.0=1g.10gb\"}\n"
 		       "mdev = {\"0000:41:00.4=nvidia-699\", \"0000:41:00.4=nvidia-699\"}\nvm {\n name = \"ai\"\n}\n",
 		       "room for 1 mediated device of type nvidia-699, and 2");
+	/* One 1g.10gb instance asked, a vGPU of it on each VF: the per-VF
+	 * room check passes, the GPU has one instance for two vGPUs. */
+	expect_refused(&h, "mig = {\"41:00.0=1g.10gb\"}\n"
+		       "mdev = {\"0000:41:00.4=nvidia-699\", \"0000:41:00.5=nvidia-699\"}\nvm {\n name = \"ai\"\n}\n",
+		       "0000:41:00.0: the vGPUs of MIG profile 1g.10gb asked on it: 2; its GPU instances of that profile once the MIG unit ran: 1.");
+	assert_int_equal(plan_for(&h, "mig = {\"41:00.0=1g.10gb\", \"41:00.0=1g.10gb\"}\n"
+				      "mdev = {\"0000:41:00.4=nvidia-699\", \"0000:41:00.5=nvidia-699\"}\n"
+				      "vm {\n name = \"ai\"\n}\n", &plan, &pi, &err), 0);
+	vw_pipeline_info_done(&pi);
+	vw_plan_done(&plan);
 
 	/* Refusals. */
 	expect_refused(&h, "mig = {\"41:00.0=5g.50gb\"}\n", "has no MIG profile 5g.50gb; its profiles: 1g.10gb, 1g.10gb+me,");
